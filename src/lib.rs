@@ -1,0 +1,8 @@
+//! grove: browse, search and safely edit the session files of the pi and Atomic coding agents.
+//!
+//! The flow is one direction: files → [`storage`] → [`model`] → `app` → `ui`.
+#![forbid(unsafe_code)]
+
+pub mod model;
+pub mod storage;
+pub mod ui;

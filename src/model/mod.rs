@@ -1,0 +1,1 @@
+//! The session data model: entries, the tree, labels and names, context building.

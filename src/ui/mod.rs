@@ -1,0 +1,1 @@
+//! Terminal views and the text sanitizer every view and printer goes through.
