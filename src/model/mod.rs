@@ -1,1 +1,9 @@
 //! The session data model: entries, the tree, labels and names, context building.
+
+pub mod context;
+pub mod export;
+pub mod entry;
+pub mod info;
+pub mod parse;
+pub mod transcript;
+pub mod tree;

@@ -1,0 +1,781 @@
+//! Command-line interface: argument parsing and the non-interactive subcommands (JSON out).
+//!
+//! Everything printed goes through the sanitizer (plain output) or is JSON with every
+//! non-printing character escaped, so session text can never drive the terminal.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
+use crate::model::entry::{EntryKind, format_iso_ms};
+use crate::model::export;
+use crate::model::info::SessionInfo;
+use crate::model::tree::Session;
+use crate::storage::append::{NewEntry, append_entry};
+use crate::storage::fork::fork_session;
+use crate::storage::read::{detect_agent, load_session};
+use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
+use crate::storage::scan::{Listing, list_sessions};
+use crate::storage::trash::{delete_permanently, trash_session};
+use crate::ui::sanitize::sanitize_line;
+
+/// grove: browse, search and safely edit pi and Atomic sessions.
+#[derive(Debug, Parser)]
+#[command(name = "grove", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options shared by the browser and every subcommand.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Scan this folder instead of the default roots (repeatable). A root of per-cwd folders
+    /// or a flat folder of .jsonl files.
+    #[arg(long = "session-dir", value_name = "DIR", global = true)]
+    pub session_dirs: Vec<PathBuf>,
+    /// The agent of the --session-dir folders (default: from the path or the files).
+    #[arg(long, value_enum, global = true)]
+    pub agent: Option<AgentArg>,
+    /// Use the bundled demo sessions (a temporary copy; the originals are never written).
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// Do not read or write the index cache.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+    /// Browser: show sessions of every folder, not just the current one.
+    #[arg(long)]
+    pub all: bool,
+    /// Browser: act as a picker for scripts: Enter prints the chosen path, Esc exits 1.
+    #[arg(long)]
+    pub print: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum AgentArg {
+    Pi,
+    Atomic,
+}
+
+impl From<AgentArg> for Dialect {
+    fn from(a: AgentArg) -> Self {
+        match a {
+            AgentArg::Pi => Dialect::Pi,
+            AgentArg::Atomic => Dialect::Atomic,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExportFormat {
+    Md,
+    Jsonl,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List sessions (default: those whose cwd is the current directory).
+    List {
+        /// Every session of every folder.
+        #[arg(long)]
+        all: bool,
+        /// Sessions of this directory instead of the current one.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Include Atomic's internal workflow sessions.
+        #[arg(long)]
+        include_internal: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a session's details.
+    Show {
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a session's entry tree.
+    Tree {
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the context the agent would get on resuming a branch.
+    Context {
+        session: String,
+        /// Build from this entry instead of the session's leaf.
+        #[arg(long, value_name = "ID")]
+        leaf: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set (or clear) the label of an entry.
+    Label {
+        session: String,
+        entry: String,
+        /// The label text.
+        text: Option<String>,
+        /// Remove the label.
+        #[arg(long, conflicts_with = "text")]
+        clear: bool,
+    },
+    /// Rename a session (an empty name clears it).
+    Rename { session: String, name: String },
+    /// Make an entry the session's leaf, so resuming continues on its branch.
+    Checkout { session: String, entry: String },
+    /// Write a new session holding the path to an entry (default: the leaf).
+    Fork {
+        session: String,
+        #[arg(long, value_name = "ENTRY")]
+        at: Option<String>,
+    },
+    /// Move a session (and Atomic's backups beside it) to the trash.
+    Rm {
+        session: String,
+        /// Do not ask for confirmation.
+        #[arg(long)]
+        yes: bool,
+        /// Delete for good instead of moving to the trash (asks again unless --yes).
+        #[arg(long)]
+        permanent: bool,
+    },
+    /// Export a branch as Markdown or JSONL.
+    Export {
+        session: String,
+        #[arg(long, value_name = "ID")]
+        leaf: Option<String>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportFormat,
+        /// Write to this file instead of standard output (never overwrites).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Manage the index cache.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Remove the cache.
+    Clear,
+}
+
+/// A CLI failure: printed to stderr, exit status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Msg(String),
+    #[error(transparent)]
+    Read(#[from] crate::storage::read::ReadError),
+    #[error(transparent)]
+    Write(#[from] crate::storage::append::WriteError),
+    #[error(transparent)]
+    Trash(#[from] crate::storage::trash::TrashError),
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+fn msg(s: impl Into<String>) -> CliError {
+    CliError::Msg(s.into())
+}
+
+/// The roots a run scans.
+pub fn resolve_roots(g: &GlobalArgs) -> io::Result<Vec<SessionRoot>> {
+    if g.demo {
+        return crate::storage::demo::demo_roots();
+    }
+    if !g.session_dirs.is_empty() {
+        return Ok(custom_roots(&g.session_dirs, g.agent.map(Into::into)));
+    }
+    Ok(default_roots(&ProcessEnv))
+}
+
+/// Runs a subcommand, writing to `out`.
+pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result<(), CliError> {
+    let roots = resolve_roots(global)?;
+    match command {
+        Command::List {
+            all,
+            cwd,
+            include_internal,
+            json,
+        } => {
+            let listing = list_sessions(&roots);
+            report_problems(&listing);
+            let cwd = match (all, cwd) {
+                (true, _) => None,
+                (false, Some(c)) => Some(c),
+                (false, None) => Some(std::env::current_dir()?),
+            };
+            let sessions: Vec<&SessionInfo> = listing
+                .sessions
+                .iter()
+                .filter(|s| include_internal || !s.internal)
+                .filter(|s| cwd.as_deref().is_none_or(|c| same_cwd(&s.cwd, c)))
+                .collect();
+            if json {
+                let arr: Vec<Value> = sessions.iter().map(|s| info_json(s)).collect();
+                writeln!(out, "{}", to_json(&Value::Array(arr)))?;
+            } else {
+                for s in sessions {
+                    writeln!(
+                        out,
+                        "{}  {:>5}  {}  {}",
+                        short_id(&s.id),
+                        s.message_count,
+                        s.modified_iso(),
+                        sanitize_line(&crate::ui::sanitize::truncate_width(s.title(), 100))
+                    )?;
+                }
+            }
+        }
+        Command::Show { session, json } => {
+            let (path, agent) = resolve_session(&roots, &session)?;
+            let s = load_session(&path)?;
+            let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
+            show(out, &path, &s, agent, json)?;
+        }
+        Command::Tree { session, json } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            let s = load_session(&path)?;
+            tree(out, &s, json)?;
+        }
+        Command::Context {
+            session,
+            leaf,
+            json,
+        } => {
+            let (path, agent) = resolve_session(&roots, &session)?;
+            let s = load_session(&path)?;
+            let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
+            let choice = leaf_choice(&s, leaf.as_deref())?;
+            let ctx = build_context(&s, choice, agent);
+            context(out, &s, &ctx, json)?;
+        }
+        Command::Label {
+            session,
+            entry,
+            text,
+            clear,
+        } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            if text.is_none() && !clear {
+                return Err(msg("give the label TEXT, or --clear to remove it"));
+            }
+            let s = load_session(&path)?;
+            let target = resolve_entry(&s, &entry)?;
+            let a = append_entry(
+                &path,
+                NewEntry::Label {
+                    target_id: target,
+                    label: if clear { None } else { text },
+                },
+            )?;
+            writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
+        }
+        Command::Rename { session, name } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            let a = append_entry(&path, NewEntry::Rename { name })?;
+            writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
+        }
+        Command::Checkout { session, entry } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            let s = load_session(&path)?;
+            let target = resolve_entry(&s, &entry)?;
+            let a = append_entry(&path, NewEntry::Checkout { target_id: target })?;
+            writeln!(
+                out,
+                "{}",
+                to_json(&json!({"path": path, "id": a.id, "leafParentId": a.parent_id}))
+            )?;
+        }
+        Command::Fork { session, at } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            let at = match at {
+                Some(a) => Some(resolve_entry(&load_session(&path)?, &a)?),
+                None => None,
+            };
+            let f = fork_session(&path, at.as_deref())?;
+            writeln!(out, "{}", to_json(&serde_json::to_value(&f).unwrap_or_default()))?;
+        }
+        Command::Rm {
+            session,
+            yes,
+            permanent,
+        } => {
+            let (path, _) = resolve_session(&roots, &session)?;
+            rm(out, &path, yes, permanent)?;
+        }
+        Command::Export {
+            session,
+            leaf,
+            format,
+            output,
+        } => {
+            let (path, agent) = resolve_session(&roots, &session)?;
+            let s = load_session(&path)?;
+            let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
+            let ctx = build_context(&s, leaf_choice(&s, leaf.as_deref())?, agent);
+            let text = match format {
+                ExportFormat::Md => export::to_markdown(&s, &ctx),
+                ExportFormat::Jsonl => export::to_jsonl(&s, &ctx),
+            };
+            match output {
+                Some(file) => {
+                    write_new_file(&file, text.as_bytes())?;
+                    writeln!(out, "{}", to_json(&json!({"written": file})))?;
+                }
+                None => out.write_all(text.as_bytes())?,
+            }
+        }
+        Command::Cache { action } => match action {
+            CacheAction::Clear => {
+                let removed = crate::storage::cache::clear()?;
+                writeln!(out, "{}", to_json(&json!({"removed": removed})))?;
+            }
+        },
+    }
+    Ok(())
+}
+
+/// Writes a new file; refuses to overwrite.
+pub fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| msg(format!("{}: {e}", path.display())))?;
+    f.write_all(bytes)?;
+    Ok(())
+}
+
+fn report_problems(listing: &Listing) {
+    let mut err = io::stderr().lock();
+    for p in &listing.problems {
+        let _ = writeln!(
+            err,
+            "grove: skipped {}: {}",
+            sanitize_line(&p.path.to_string_lossy()),
+            sanitize_line(&p.reason)
+        );
+    }
+}
+
+fn same_cwd(session_cwd: &str, cwd: &Path) -> bool {
+    if Path::new(session_cwd) == cwd {
+        return true;
+    }
+    match (std::fs::canonicalize(session_cwd), std::fs::canonicalize(cwd)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn short_id(id: &str) -> String {
+    sanitize_line(id.get(..8).unwrap_or(id)).into_owned()
+}
+
+/// The JSON of a listing row: pi's camelCase `SessionInfo` fields plus grove's.
+pub fn info_json(s: &SessionInfo) -> Value {
+    json!({
+        "path": s.path,
+        "id": s.id,
+        "cwd": s.cwd,
+        "name": s.name,
+        "parentSessionPath": s.parent_session_path,
+        "created": s.created_iso(),
+        "modified": s.modified_iso(),
+        "messageCount": s.message_count,
+        "firstMessage": s.first_message,
+        "agent": s.agent,
+        "version": s.version,
+        "bytes": s.bytes,
+        "entryCount": s.entry_count,
+        "leafCount": s.leaf_count,
+        "labelCount": s.label_count,
+        "hasName": s.has_name,
+        "internal": s.internal,
+        "workflow": s.workflow,
+        "summary": s.summary,
+        "totalTokens": s.total_tokens,
+        "cost": s.cost,
+        "parseIssues": s.parse_issues,
+    })
+}
+
+/// Serializes JSON with every character a terminal could act on escaped (C0/C1 controls,
+/// bidi and zero-width characters), so the output is both valid JSON and inert.
+pub fn to_json(v: &Value) -> String {
+    let s = serde_json::to_string_pretty(v).unwrap_or_default();
+    if !s.chars().any(needs_json_escape) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if needs_json_escape(c) {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn needs_json_escape(c: char) -> bool {
+    // serde_json already escapes C0 controls inside strings; the rest only occur in strings.
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Finds a session by path, id, unique id prefix, or exact name.
+pub fn resolve_session(
+    roots: &[SessionRoot],
+    arg: &str,
+) -> Result<(PathBuf, Option<Dialect>), CliError> {
+    let as_path = Path::new(arg);
+    if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
+        if as_path.exists() {
+            return Ok((as_path.to_path_buf(), root_agent_of(roots, as_path)));
+        }
+        return Err(msg(format!("{}: no such file", sanitize_line(arg))));
+    }
+    let listing = list_sessions(roots);
+    let all = &listing.sessions;
+    let pick = |v: Vec<&SessionInfo>| -> Result<Option<(PathBuf, Option<Dialect>)>, CliError> {
+        match v.len() {
+            0 => Ok(None),
+            1 => Ok(Some((v[0].path.clone(), Some(v[0].agent)))),
+            _ => Err(msg(format!(
+                "{} matches {} sessions: {}",
+                sanitize_line(arg),
+                v.len(),
+                v.iter()
+                    .take(5)
+                    .map(|s| sanitize_line(&s.id).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    };
+    if let Some(found) = pick(all.iter().filter(|s| s.id == arg).collect())? {
+        return Ok(found);
+    }
+    if let Some(found) = pick(all.iter().filter(|s| s.id.starts_with(arg)).collect())? {
+        return Ok(found);
+    }
+    if let Some(found) = pick(
+        all.iter()
+            .filter(|s| s.name.as_deref() == Some(arg))
+            .collect(),
+    )? {
+        return Ok(found);
+    }
+    Err(msg(format!(
+        "no session matches {} (give a path, an id or unique id prefix, or an exact name)",
+        sanitize_line(arg)
+    )))
+}
+
+fn root_agent_of(roots: &[SessionRoot], path: &Path) -> Option<Dialect> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    roots.iter().find_map(|r| {
+        let root = std::fs::canonicalize(&r.path).ok()?;
+        abs.starts_with(root).then_some(r.agent).flatten()
+    })
+}
+
+/// An entry by id or unique id prefix.
+pub fn resolve_entry(s: &Session, arg: &str) -> Result<String, CliError> {
+    if s.tree.index_of(arg).is_some() {
+        return Ok(arg.to_owned());
+    }
+    let matches: Vec<&str> = s
+        .entries()
+        .iter()
+        .filter(|e| !e.id.is_empty() && e.id.starts_with(arg))
+        .map(|e| e.id.as_str())
+        .collect();
+    let mut unique = matches.clone();
+    unique.dedup();
+    match unique.len() {
+        1 => Ok(unique[0].to_owned()),
+        0 => Err(msg(format!("no entry {} in this session", sanitize_line(arg)))),
+        n => Err(msg(format!(
+            "{} matches {n} entries",
+            sanitize_line(arg)
+        ))),
+    }
+}
+
+fn leaf_choice<'a>(s: &Session, leaf: Option<&'a str>) -> Result<LeafChoice<'a>, CliError> {
+    match leaf {
+        None => Ok(LeafChoice::Current),
+        Some(id) => {
+            if s.tree.index_of(id).is_none() {
+                return Err(msg(format!("no entry {} in this session", sanitize_line(id))));
+            }
+            Ok(LeafChoice::Id(id))
+        }
+    }
+}
+
+fn show(
+    out: &mut dyn Write,
+    path: &Path,
+    s: &Session,
+    agent: Dialect,
+    json_out: bool,
+) -> Result<(), CliError> {
+    let h = s.parsed.header.as_ref();
+    let labels: serde_json::Map<String, Value> = s
+        .tree
+        .labels
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v.text)))
+        .collect();
+    let issues: Vec<Value> = s
+        .issues()
+        .map(|i| json!({"line": i.line, "kind": i.kind, "message": i.message}))
+        .collect();
+    let count = |k: EntryKind| s.entries().iter().filter(|e| e.kind == k).count();
+    let v = json!({
+        "path": path,
+        "id": h.map(|h| h.id.clone()),
+        "cwd": h.map(|h| h.cwd.clone()),
+        "created": h.map(|h| h.timestamp.clone()),
+        "version": h.map(|h| h.version),
+        "migratedFrom": s.parsed.migrated_from,
+        "parentSessionPath": h.and_then(|h| h.parent_session.clone()),
+        "agent": agent,
+        "name": s.tree.name.name,
+        "hasName": s.tree.name.has_name,
+        "internal": h.is_some_and(|h| h.is_internal()),
+        "workflow": h.and_then(|h| h.workflow()),
+        "leafId": s.leaf_id(),
+        "entryCount": s.entries().len(),
+        "messageCount": count(EntryKind::Message),
+        "leafCount": s.tree.leaf_count(),
+        "roots": s.tree.roots.len(),
+        "labels": labels,
+        "loadout": s.loadout(),
+        "bytes": s.parsed.bytes,
+        "issues": issues,
+    });
+    if json_out {
+        writeln!(out, "{}", to_json(&v))?;
+        return Ok(());
+    }
+    if let Value::Object(m) = &v {
+        for (k, val) in m {
+            let text = match val {
+                Value::String(s) => s.clone(),
+                Value::Null => "-".into(),
+                other => other.to_string(),
+            };
+            writeln!(out, "{k:>18}: {}", sanitize_line(&text))?;
+        }
+    }
+    Ok(())
+}
+
+/// One line describing an entry, for plain output.
+pub fn entry_summary(s: &Session, i: usize) -> String {
+    let e = &s.entries()[i];
+    let body = match e.kind {
+        EntryKind::Message => {
+            let role = e.role().unwrap_or("?");
+            let text = e
+                .message()
+                .and_then(|m| crate::model::entry::content_text(m.get("content")))
+                .unwrap_or_default();
+            format!("{role}: {text}")
+        }
+        _ => e.type_name().to_owned(),
+    };
+    let label = s
+        .tree
+        .label_of(s.entries(), i)
+        .map(|l| format!("[{}] ", l.text))
+        .unwrap_or_default();
+    sanitize_line(&crate::ui::sanitize::truncate_width(&format!("{label}{body}"), 120)).into_owned()
+}
+
+fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError> {
+    let entries = s.entries();
+    if json_out {
+        let nodes: Vec<Value> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                json!({
+                    "id": e.id,
+                    "parentId": s.tree.parent[i].map(|p| entries[p].id.clone()),
+                    "type": e.type_name(),
+                    "role": e.role(),
+                    "label": s.tree.label_of(entries, i).map(|l| l.text.clone()),
+                    "line": e.line,
+                    "children": s.tree.children[i].iter().map(|&c| entries[c].id.clone()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let roots: Vec<&str> = s.tree.roots.iter().map(|&r| entries[r].id.as_str()).collect();
+        writeln!(
+            out,
+            "{}",
+            to_json(&json!({"leafId": s.leaf_id(), "roots": roots, "nodes": nodes}))
+        )?;
+        return Ok(());
+    }
+    let active = s.tree.active_path();
+    // Iterative DFS; only forks add depth, so long chains stay flat.
+    let mut stack: Vec<(usize, usize)> = s.tree.roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((i, depth)) = stack.pop() {
+        let mark = if Some(i) == s.tree.leaf {
+            "◆"
+        } else if active.contains(&i) {
+            "•"
+        } else {
+            " "
+        };
+        writeln!(
+            out,
+            "{}{mark} {} {}",
+            "  ".repeat(depth),
+            sanitize_line(&entries[i].id),
+            entry_summary(s, i)
+        )?;
+        let kids = &s.tree.children[i];
+        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
+        for &c in kids.iter().rev() {
+            stack.push((c, child_depth));
+        }
+    }
+    Ok(())
+}
+
+/// `context --json`: leafId, model, thinkingLevel and the messages with their entry ids.
+pub fn context_json(s: &Session, ctx: &SessionContext) -> Value {
+    let messages: Vec<Value> = ctx
+        .messages
+        .iter()
+        .map(|m| {
+            let mut v = m.message.clone();
+            if let Value::Object(o) = &mut v {
+                o.insert("entryId".into(), json!(s.entries()[m.entry_index].id));
+            }
+            v
+        })
+        .collect();
+    let mut obj = json!({
+        "leafId": ctx.leaf.map(|l| s.entries()[l].id.clone()),
+        "model": ctx.model,
+        "thinkingLevel": ctx.thinking_level,
+        "messages": messages,
+    });
+    if let (Some(w), Value::Object(o)) = (ctx.context_window, &mut obj) {
+        o.insert("contextWindow".into(), json!(w));
+    }
+    obj
+}
+
+fn context(
+    out: &mut dyn Write,
+    s: &Session,
+    ctx: &SessionContext,
+    json_out: bool,
+) -> Result<(), CliError> {
+    if json_out {
+        writeln!(out, "{}", to_json(&context_json(s, ctx)))?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "model: {}  thinking: {}",
+        ctx.model
+            .as_ref()
+            .map(|m| sanitize_line(&format!("{}/{}", m.provider, m.model_id)).into_owned())
+            .unwrap_or_else(|| "-".into()),
+        sanitize_line(&ctx.thinking_level)
+    )?;
+    for m in &ctx.messages {
+        let text = crate::model::entry::content_text(m.message.get("content"))
+            .or_else(|| {
+                m.message
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{} {}: {}",
+            sanitize_line(&s.entries()[m.entry_index].id),
+            sanitize_line(m.role()),
+            sanitize_line(&crate::ui::sanitize::truncate_width(&text, 100))
+        )?;
+    }
+    Ok(())
+}
+
+fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<(), CliError> {
+    let shown = sanitize_line(&path.to_string_lossy()).into_owned();
+    let interactive = io::stdin().is_terminal();
+    if !yes {
+        if !interactive {
+            return Err(msg(
+                "rm needs --yes when standard input is not a terminal",
+            ));
+        }
+        if !confirm(&format!("Move {shown} to the trash? [y/N] "), "y")? {
+            return Err(msg("cancelled"));
+        }
+    }
+    if permanent {
+        // The second, explicit confirmation.
+        if interactive && !confirm(
+            &format!("Delete {shown} permanently? This cannot be undone. Type 'delete': "),
+            "delete",
+        )? {
+            return Err(msg("cancelled"));
+        }
+        if !interactive && !yes {
+            return Err(msg("permanent deletion needs --yes"));
+        }
+        let removed = delete_permanently(path)?;
+        writeln!(out, "{}", to_json(&json!({"deleted": removed, "permanent": true})))?;
+        return Ok(());
+    }
+    match trash_session(path) {
+        Ok(t) => {
+            writeln!(out, "{}", to_json(&json!({"trashed": t.paths})))?;
+            Ok(())
+        }
+        Err(e) => Err(msg(format!(
+            "{e}\nNothing was deleted. To delete for good, run again with --permanent."
+        ))),
+    }
+}
+
+fn confirm(prompt: &str, expected: &str) -> Result<bool, CliError> {
+    let mut err = io::stderr().lock();
+    write!(err, "{prompt}")?;
+    err.flush()?;
+    let mut line = String::new();
+    io::stdin().read_line(&mut line)?;
+    Ok(line.trim().eq_ignore_ascii_case(expected))
+}
+
+/// `now` as an ISO string, for messages.
+pub fn now_iso() -> String {
+    format_iso_ms(crate::storage::append::now_ms())
+}

@@ -1,0 +1,244 @@
+//! Session header and entries, kept as the JSON objects they were stored as.
+//!
+//! Entries keep their whole JSON object (`raw`), so unknown types and fields survive untouched
+//! and messages can be handed out exactly as stored. The few fields every view needs are
+//! lifted out once at parse time.
+
+use serde_json::Value;
+
+/// A JSON object with its keys in file order.
+pub type JsonMap = serde_json::Map<String, Value>;
+
+/// The entry types named by the pi and Atomic formats; anything else is [`EntryKind::Other`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    Message,
+    ThinkingLevelChange,
+    ModelChange,
+    Compaction,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    /// Atomic: a generated summary shown in the picker.
+    SessionSummary,
+    /// Atomic, retired: logical deletions, inert.
+    ContextCompaction,
+    /// Atomic: a context-window selection in tokens.
+    ContextWindowChange,
+    /// pi 1.6.0: usage of side work (cache warming, …), not in context.
+    Usage,
+    /// pi 1.6.0: replaces or omits another entry's context contribution.
+    ContextEdit,
+    /// An entry type grove does not know; kept and shown, never an error.
+    Other,
+}
+
+impl EntryKind {
+    pub fn from_type(t: &str) -> Self {
+        match t {
+            "message" => Self::Message,
+            "thinking_level_change" => Self::ThinkingLevelChange,
+            "model_change" => Self::ModelChange,
+            "compaction" => Self::Compaction,
+            "branch_summary" => Self::BranchSummary,
+            "custom" => Self::Custom,
+            "custom_message" => Self::CustomMessage,
+            "label" => Self::Label,
+            "session_info" => Self::SessionInfo,
+            "session_summary" => Self::SessionSummary,
+            "context_compaction" => Self::ContextCompaction,
+            "context_window_change" => Self::ContextWindowChange,
+            "usage" => Self::Usage,
+            "context_edit" => Self::ContextEdit,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// The first line of a session file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// `version` as stored; absent means 1.
+    pub version: u32,
+    pub id: String,
+    pub timestamp: String,
+    /// `cwd` when it is a string (pi uses `""` otherwise).
+    pub cwd: String,
+    pub parent_session: Option<String>,
+    pub raw: JsonMap,
+}
+
+/// Atomic's workflow linkage of an internal session.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Workflow {
+    pub run_id: String,
+    pub stage_id: String,
+    pub stage_name: String,
+}
+
+impl Header {
+    /// The header's workflow linkage when it classifies the session as an internal workflow
+    /// session: `internal` is exactly `true` and `runId`, `stageId`, `stageName` are non-blank
+    /// strings. Anything else (malformed markers) leaves the session visible.
+    pub fn workflow(&self) -> Option<Workflow> {
+        if self.raw.get("internal") != Some(&Value::Bool(true)) {
+            return None;
+        }
+        let wf = self.raw.get("workflow")?.as_object()?;
+        let field = |k: &str| {
+            wf.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_owned)
+        };
+        Some(Workflow {
+            run_id: field("runId")?,
+            stage_id: field("stageId")?,
+            stage_name: field("stageName")?,
+        })
+    }
+
+    pub fn is_internal(&self) -> bool {
+        self.workflow().is_some()
+    }
+}
+
+/// One entry of the tree (every non-header line that parsed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// 1-based line number in the file (0 for entries grove synthesised).
+    pub line: usize,
+    pub kind: EntryKind,
+    /// `id`; empty when the line had none.
+    pub id: String,
+    /// `parentId` when it is a string; `null`, missing or non-string all mean "no parent".
+    pub parent_id: Option<String>,
+    /// `timestamp` parsed as milliseconds since the epoch.
+    pub timestamp_ms: Option<i64>,
+    pub raw: JsonMap,
+}
+
+impl Entry {
+    pub fn type_name(&self) -> &str {
+        self.str_field("type").unwrap_or("")
+    }
+
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).and_then(Value::as_str)
+    }
+
+    pub fn timestamp(&self) -> &str {
+        self.str_field("timestamp").unwrap_or("")
+    }
+
+    /// The `message` object of a `message` entry.
+    pub fn message(&self) -> Option<&JsonMap> {
+        if self.kind != EntryKind::Message {
+            return None;
+        }
+        self.raw.get("message").and_then(Value::as_object)
+    }
+
+    /// The role of a `message` entry.
+    pub fn role(&self) -> Option<&str> {
+        self.message()?.get("role").and_then(Value::as_str)
+    }
+
+    /// A label entry's target and label (`None` label = clear).
+    pub fn label_change(&self) -> Option<(&str, Option<&str>)> {
+        if self.kind != EntryKind::Label {
+            return None;
+        }
+        let target = self.str_field("targetId")?;
+        let label = self.str_field("label").filter(|l| !l.is_empty());
+        Some((target, label))
+    }
+
+    /// True for user and assistant messages, the ones listings take text and times from.
+    pub fn is_conversation_message(&self) -> bool {
+        matches!(self.role(), Some("user" | "assistant"))
+    }
+}
+
+/// Joins the `text` blocks of a message `content` (string or block array) with spaces, as pi's
+/// listing does. Returns `None` when there is no content key or it holds no text.
+pub fn content_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => {
+            let mut out = String::new();
+            let mut first = true;
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    if let Some(t) = b.get("text").and_then(Value::as_str) {
+                        if !first {
+                            out.push(' ');
+                        }
+                        out.push_str(t);
+                        first = false;
+                    }
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// Parses an ISO-8601 timestamp the way `Date.parse` does for the forms pi writes.
+pub fn parse_iso_ms(s: &str) -> Option<i64> {
+    use time::OffsetDateTime;
+    use time::format_description::well_known::Rfc3339;
+    if let Ok(t) = OffsetDateTime::parse(s, &Rfc3339) {
+        return Some((t.unix_timestamp_nanos() / 1_000_000) as i64);
+    }
+    // Date-only and offset-less forms; JS reads date-only as UTC.
+    let fmt_date = time::macros::format_description!("[year]-[month]-[day]");
+    if let Ok(d) = time::Date::parse(s, &fmt_date) {
+        return Some(d.midnight().assume_utc().unix_timestamp() * 1000);
+    }
+    None
+}
+
+/// Formats milliseconds since the epoch as `2025-06-02T21:43:48.321Z`, like `Date.toISOString`.
+pub fn format_iso_ms(ms: i64) -> String {
+    use time::OffsetDateTime;
+    let Ok(t) = OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000) else {
+        return String::new();
+    };
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_round_trip() {
+        let ms = parse_iso_ms("2025-06-02T21:43:48.321Z").unwrap();
+        assert_eq!(ms, 1748900628321);
+        assert_eq!(format_iso_ms(ms), "2025-06-02T21:43:48.321Z");
+        assert_eq!(parse_iso_ms("not a date"), None);
+    }
+
+    #[test]
+    fn content_text_joins_text_blocks() {
+        let v: Value = serde_json::json!([{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]);
+        assert_eq!(content_text(Some(&v)).as_deref(), Some("a b"));
+        assert_eq!(content_text(Some(&Value::Null)), None);
+    }
+}

@@ -1,0 +1,405 @@
+//! The entry tree of one session: `getTree` semantics, labels, name, leaf and branches.
+//!
+//! Entries are addressed by their index in file order. Every walk is iterative, so chains of
+//! hundreds of thousands of entries are fine, and `parentId` cycles are broken (and reported)
+//! once here, so nothing downstream can loop.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::entry::{Entry, EntryKind};
+use super::parse::{IssueKind, ParseIssue, ParsedSession};
+
+/// A resolved label: the latest `label` entry for a target in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub text: String,
+    /// The `timestamp` of the label entry that set it.
+    pub timestamp: String,
+}
+
+/// The session name state, keeping "cleared" apart from "never named" (Atomic's `hasName`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameState {
+    /// True once any `session_info` entry has been seen.
+    pub has_name: bool,
+    /// The latest name, trimmed; `None` when never named or cleared.
+    pub name: Option<String>,
+}
+
+impl NameState {
+    /// Applies one `session_info` entry: latest wins, trimmed, empty clears.
+    pub fn apply(&mut self, entry: &Entry) {
+        self.has_name = true;
+        self.name = entry
+            .str_field("name")
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned);
+    }
+}
+
+/// The tree over a session's entries.
+#[derive(Clone, Debug, Default)]
+pub struct SessionTree {
+    /// id → index of the *last* entry with that id (later duplicates shadow earlier ones, as in pi).
+    pub by_id: HashMap<String, usize>,
+    /// Resolved parent of each entry; `None` for roots (null, missing, self or unknown parent,
+    /// or a cycle broken here).
+    pub parent: Vec<Option<usize>>,
+    /// Children of each entry, ordered by timestamp (stable).
+    pub children: Vec<Vec<usize>>,
+    /// Roots in file order.
+    pub roots: Vec<usize>,
+    /// The leaf on load: the last entry in file order, whatever its type.
+    pub leaf: Option<usize>,
+    /// Labels by target id (targets may not exist: dangling labels are kept, as pi does).
+    pub labels: HashMap<String, Label>,
+    pub name: NameState,
+    /// Problems found while building: cycles, duplicate ids, orphans.
+    pub issues: Vec<ParseIssue>,
+}
+
+impl SessionTree {
+    pub fn build(entries: &[Entry]) -> Self {
+        let n = entries.len();
+        let mut t = SessionTree {
+            parent: vec![None; n],
+            children: vec![Vec::new(); n],
+            leaf: n.checked_sub(1),
+            ..Default::default()
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(prev) = t.by_id.insert(e.id.clone(), i) {
+                t.issues.push(tree_issue(
+                    e.line,
+                    format!(
+                        "duplicate id {} (also on line {}); the later entry wins",
+                        e.id, entries[prev].line
+                    ),
+                ));
+            }
+            match e.kind {
+                EntryKind::Label => {
+                    if let Some((target, label)) = e.label_change() {
+                        match label {
+                            Some(text) => {
+                                t.labels.insert(
+                                    target.to_owned(),
+                                    Label {
+                                        text: text.to_owned(),
+                                        timestamp: e.timestamp().to_owned(),
+                                    },
+                                );
+                            }
+                            None => {
+                                t.labels.remove(target);
+                            }
+                        }
+                    }
+                }
+                EntryKind::SessionInfo => t.name.apply(e),
+                _ => {}
+            }
+        }
+        for (i, e) in entries.iter().enumerate() {
+            let parent = match &e.parent_id {
+                None => None,
+                Some(p) if *p == e.id => None,
+                Some(p) => match t.by_id.get(p) {
+                    Some(&pi) => Some(pi),
+                    None => {
+                        t.issues.push(tree_issue(
+                            e.line,
+                            format!("parent {p} of {} does not exist; shown as a root", e.id),
+                        ));
+                        None
+                    }
+                },
+            };
+            t.parent[i] = parent;
+        }
+        t.break_cycles(entries);
+        for i in 0..n {
+            match t.parent[i] {
+                Some(p) => t.children[p].push(i),
+                None => t.roots.push(i),
+            }
+        }
+        // Children by timestamp, stable; an unparseable timestamp keeps its neighbour's place
+        // (JS compares NaN as equal) without breaking the total order Rust's sort needs.
+        for list in &mut t.children {
+            if list.len() > 1 {
+                let mut last = i64::MIN;
+                let mut keyed: Vec<(i64, usize)> = list
+                    .iter()
+                    .map(|&c| {
+                        if let Some(ms) = entries[c].timestamp_ms {
+                            last = ms;
+                        }
+                        (last, c)
+                    })
+                    .collect();
+                keyed.sort_by_key(|&(k, _)| k);
+                *list = keyed.into_iter().map(|(_, c)| c).collect();
+            }
+        }
+        t
+    }
+
+    /// Makes one member of every `parentId` cycle a root, so every entry is reachable from a
+    /// root and every upward walk ends.
+    fn break_cycles(&mut self, entries: &[Entry]) {
+        let n = self.parent.len();
+        // 0 = unknown, 1 = on the current walk, 2 = known to reach a root.
+        let mut state = vec![0u8; n];
+        let mut walk = Vec::new();
+        for start in 0..n {
+            if state[start] != 0 {
+                continue;
+            }
+            walk.clear();
+            let mut cur = start;
+            loop {
+                if state[cur] == 2 {
+                    break;
+                }
+                if state[cur] == 1 {
+                    // `cur` closes a cycle: cut it at its earliest member in file order.
+                    let pos = walk.iter().position(|&w| w == cur).unwrap_or(0);
+                    let cycle = &walk[pos..];
+                    let cut = cycle.iter().copied().min().unwrap_or(cur);
+                    self.parent[cut] = None;
+                    let ids: Vec<&str> = cycle.iter().map(|&c| entries[c].id.as_str()).collect();
+                    self.issues.push(tree_issue(
+                        entries[cut].line,
+                        format!(
+                            "parentId cycle {} → {}; {} is shown as a root",
+                            ids.join(" → "),
+                            ids.first().copied().unwrap_or(""),
+                            entries[cut].id
+                        ),
+                    ));
+                    break;
+                }
+                state[cur] = 1;
+                walk.push(cur);
+                match self.parent[cur] {
+                    Some(p) => cur = p,
+                    None => break,
+                }
+            }
+            for &w in &walk {
+                state[w] = 2;
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// The entry index for an id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The path from the root to `index`, inclusive (pi's `getBranch`).
+    pub fn path_to(&self, index: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut cur = Some(index);
+        while let Some(i) = cur {
+            if path.len() > self.parent.len() {
+                break; // unreachable after break_cycles; a guard all the same
+            }
+            path.push(i);
+            cur = self.parent[i];
+        }
+        path.reverse();
+        path
+    }
+
+    /// The label of an entry, if any.
+    pub fn label_of(&self, entries: &[Entry], index: usize) -> Option<&Label> {
+        self.labels.get(&entries.get(index)?.id)
+    }
+
+    /// Number of leaves (entries without children): the branches a session has.
+    pub fn leaf_count(&self) -> usize {
+        self.children.iter().filter(|c| c.is_empty()).count()
+    }
+
+    /// Whether `ancestor` is on the path from the root to `index`.
+    pub fn is_ancestor(&self, ancestor: usize, index: usize) -> bool {
+        let mut cur = Some(index);
+        let mut steps = 0;
+        while let Some(i) = cur {
+            if i == ancestor {
+                return true;
+            }
+            steps += 1;
+            if steps > self.parent.len() {
+                return false;
+            }
+            cur = self.parent[i];
+        }
+        false
+    }
+
+    /// Entries on the path from the root to the leaf, as a set (for "active path" marks).
+    pub fn active_path(&self) -> HashSet<usize> {
+        self.leaf
+            .map(|l| self.path_to(l).into_iter().collect())
+            .unwrap_or_default()
+    }
+}
+
+fn tree_issue(line: usize, message: String) -> ParseIssue {
+    ParseIssue {
+        line,
+        kind: IssueKind::Tree,
+        message,
+    }
+}
+
+/// A loaded session: what was read, plus its tree.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    pub parsed: ParsedSession,
+    pub tree: SessionTree,
+}
+
+impl Session {
+    pub fn new(parsed: ParsedSession) -> Self {
+        let tree = SessionTree::build(&parsed.entries);
+        Session { parsed, tree }
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.parsed.entries
+    }
+
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.parsed.entries.get(index)
+    }
+
+    pub fn entry_by_id(&self, id: &str) -> Option<&Entry> {
+        self.entry(self.tree.index_of(id)?)
+    }
+
+    /// The id of the leaf on load.
+    pub fn leaf_id(&self) -> Option<&str> {
+        Some(self.entry(self.tree.leaf?)?.id.as_str())
+    }
+
+    /// All issues: parse and tree.
+    pub fn issues(&self) -> impl Iterator<Item = &ParseIssue> {
+        self.parsed.issues.iter().chain(self.tree.issues.iter())
+    }
+
+    /// The latest valid `pi.loadout` custom entry in file order (session-wide, not per branch).
+    pub fn loadout(&self) -> Option<&Value> {
+        self.entries().iter().rev().find_map(|e| {
+            if e.kind != EntryKind::Custom || e.str_field("customType") != Some("pi.loadout") {
+                return None;
+            }
+            let data = e.raw.get("data")?;
+            let valid = data.get("version").and_then(Value::as_u64).is_some()
+                && data.get("overrides").is_some_and(Value::is_array);
+            valid.then_some(data)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(lines: &[&str]) -> Session {
+        let mut data = String::from(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n",
+        );
+        for l in lines {
+            data.push_str(l);
+            data.push('\n');
+        }
+        Session::new(ParsedSession::from_bytes(data.as_bytes()))
+    }
+
+    fn msg(id: &str, parent: Option<&str>, ts: u32) -> String {
+        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{p},\"timestamp\":\"2025-01-01T00:00:{ts:02}Z\",\"message\":{{\"role\":\"user\",\"content\":\"{id}\"}}}}"
+        )
+    }
+
+    #[test]
+    fn cycles_are_broken_and_reported() {
+        let s = session(&[
+            &msg("a", None, 1),
+            &msg("x", Some("y"), 2),
+            &msg("y", Some("x"), 3),
+        ]);
+        assert_eq!(s.tree.roots, vec![0, 1]);
+        assert_eq!(s.tree.path_to(2), vec![1, 2]);
+        assert!(s.tree.issues.iter().any(|i| i.message.contains("cycle")));
+    }
+
+    #[test]
+    fn deep_chain_does_not_recurse() {
+        let lines: Vec<String> = (0..200_000)
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("{:08x}", i - 1));
+                msg(&format!("{i:08x}"), parent.as_deref(), 1)
+            })
+            .collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let s = session(&refs);
+        assert_eq!(s.tree.path_to(199_999).len(), 200_000);
+        assert_eq!(s.tree.roots, vec![0]);
+    }
+
+    #[test]
+    fn children_sorted_by_timestamp_and_self_parent_is_root() {
+        let s = session(&[
+            &msg("a", None, 1),
+            &msg("c", Some("a"), 5),
+            &msg("b", Some("a"), 3),
+            &msg("d", Some("d"), 6),
+        ]);
+        assert_eq!(s.tree.children[0], vec![2, 1]);
+        assert_eq!(s.tree.roots, vec![0, 3]);
+        assert_eq!(s.leaf_id(), Some("d"));
+    }
+
+    #[test]
+    fn labels_latest_wins_and_empty_clears() {
+        let s = session(&[
+            &msg("a", None, 1),
+            r#"{"type":"label","id":"l1","parentId":"a","timestamp":"2025-01-01T00:00:02Z","targetId":"a","label":"one"}"#,
+            r#"{"type":"label","id":"l2","parentId":"l1","timestamp":"2025-01-01T00:00:03Z","targetId":"a","label":"two"}"#,
+            r#"{"type":"session_info","id":"n1","parentId":"l2","timestamp":"2025-01-01T00:00:04Z","name":"  hi  "}"#,
+        ]);
+        assert_eq!(s.tree.labels["a"].text, "two");
+        assert_eq!(s.tree.name.name.as_deref(), Some("hi"));
+        let s = session(&[
+            &msg("a", None, 1),
+            r#"{"type":"label","id":"l1","parentId":"a","timestamp":"2025-01-01T00:00:02Z","targetId":"a","label":"one"}"#,
+            r#"{"type":"label","id":"l2","parentId":"l1","timestamp":"2025-01-01T00:00:03Z","targetId":"a","label":""}"#,
+            r#"{"type":"session_info","id":"n1","parentId":"l2","timestamp":"2025-01-01T00:00:04Z","name":"  "}"#,
+        ]);
+        assert!(s.tree.labels.is_empty());
+        assert_eq!(
+            s.tree.name,
+            NameState {
+                has_name: true,
+                name: None
+            }
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! Appending one entry to a session file: the only way grove changes an existing file.
+//!
+//! A write is one line, written with one `write` on an `O_APPEND` descriptor, with a fresh
+//! 8-hex id and `parentId` = the id of the file's last entry (so the agent's leaf stays on its
+//! branch). grove refuses to append after a torn last line (another writer may be mid-line),
+//! verifies the line after writing, and on a failed write truncates back to the previous size
+//! when nothing else was appended meanwhile.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::model::entry::{EntryKind, JsonMap, format_iso_ms};
+use crate::model::tree::Session;
+
+use super::read::{ReadError, load_session};
+
+/// Why an append did not happen. The file is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(
+        "{path}: the last line is incomplete (no trailing newline); another program may be writing it. Nothing was written."
+    )]
+    TornLastLine { path: PathBuf },
+    #[error("{path}: not a valid session file (no header); nothing was written")]
+    NoHeader { path: PathBuf },
+    #[error("{path}: entry {id} not found")]
+    UnknownEntry { path: PathBuf, id: String },
+    #[error(
+        "{path}: a version {version} session has no stable entry ids (pi assigns new ones when it upgrades the file); open it once in pi or Atomic first"
+    )]
+    LegacyIds { path: PathBuf, version: u32 },
+    #[error("{path}: write failed: {source}; the file was restored to its previous size")]
+    Failed {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error(
+        "{path}: write failed: {source}; another program appended meanwhile, so the file was left as is"
+    )]
+    FailedNotRestored {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: the written line could not be verified")]
+    Unverified { path: PathBuf },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The low-level write, a seam so tests can inject disk-full or permission failures.
+pub trait AppendSink {
+    /// Writes `line` with a single `write` call on an `O_APPEND` file; returns bytes written.
+    fn write_once(&mut self, file: &mut File, line: &[u8]) -> io::Result<usize>;
+}
+
+/// The real thing.
+pub struct OsSink;
+
+impl AppendSink for OsSink {
+    fn write_once(&mut self, file: &mut File, line: &[u8]) -> io::Result<usize> {
+        file.write(line)
+    }
+}
+
+/// What an append wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Appended {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub line: String,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn random_u64() -> u64 {
+    // RandomState is seeded from the OS per process; mixing a counter and the clock gives
+    // distinct values per call without another dependency.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+/// A fresh 8-hex id not in `taken`.
+pub fn fresh_id(taken: &HashSet<&str>) -> String {
+    loop {
+        let id = format!("{:08x}", random_u64() as u32);
+        if !taken.contains(id.as_str()) {
+            return id;
+        }
+    }
+}
+
+/// A UUID v7 string (time-ordered, as pi and Atomic now use for session ids).
+pub fn new_session_uuid(now_ms: i64) -> String {
+    let r = random_u64();
+    let r2 = random_u64();
+    let ms = (now_ms.max(0) as u64) & 0xFFFF_FFFF_FFFF;
+    let rand_a = (r & 0x0FFF) as u16;
+    let rand_b = r2 & 0x3FFF_FFFF_FFFF_FFFF;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        (ms >> 16) as u32,
+        (ms & 0xFFFF) as u16,
+        0x7000 | rand_a,
+        0x8000 | ((rand_b >> 48) as u16 & 0x3FFF),
+        rand_b & 0xFFFF_FFFF_FFFF
+    )
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// What to append; the writer fills in `id`, `parentId` and `timestamp`.
+#[derive(Clone, Debug)]
+pub enum NewEntry {
+    /// Set (`Some`) or clear (`None`) the label of an entry.
+    Label {
+        target_id: String,
+        label: Option<String>,
+    },
+    /// Rename the session (an empty name clears it).
+    Rename { name: String },
+    /// Move the leaf to an entry so that resuming continues there.
+    Checkout { target_id: String },
+}
+
+/// Normalises a session name as pi 1.6.0 stores it: line breaks become spaces, trimmed.
+pub fn normalize_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_break = false;
+    for c in name.chars() {
+        if c == '\r' || c == '\n' {
+            if !in_break {
+                out.push(' ');
+            }
+            in_break = true;
+        } else {
+            out.push(c);
+            in_break = false;
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Appends an entry to the session file at `path`.
+pub fn append_entry(path: &Path, entry: NewEntry) -> Result<Appended, WriteError> {
+    append_entry_with(path, entry, &mut OsSink, now_ms())
+}
+
+/// [`append_entry`] with an injected sink and clock.
+pub fn append_entry_with(
+    path: &Path,
+    entry: NewEntry,
+    sink: &mut dyn AppendSink,
+    now: i64,
+) -> Result<Appended, WriteError> {
+    let session = load_session(path)?;
+    let (map, appended) = build_line(path, &session, entry, now)?;
+    let mut line = serde_json::to_string(&Value::Object(map)).map_err(|e| WriteError::Io {
+        path: path.to_path_buf(),
+        source: io::Error::other(e),
+    })?;
+    line.push('\n');
+    write_line(path, session.parsed.bytes, line.as_bytes(), sink)?;
+    Ok(Appended { line, ..appended })
+}
+
+fn build_line(
+    path: &Path,
+    session: &Session,
+    entry: NewEntry,
+    now: i64,
+) -> Result<(JsonMap, Appended), WriteError> {
+    let p = || path.to_path_buf();
+    let Some(header) = &session.parsed.header else {
+        return Err(WriteError::NoHeader { path: p() });
+    };
+    if session.parsed.bytes > 0 && !session.parsed.ends_with_newline {
+        return Err(WriteError::TornLastLine { path: p() });
+    }
+    let needs_ids = !matches!(entry, NewEntry::Rename { .. });
+    if needs_ids && header.version < 2 {
+        return Err(WriteError::LegacyIds {
+            path: p(),
+            version: header.version,
+        });
+    }
+    let entries = session.entries();
+    let taken: HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    let id = fresh_id(&taken);
+    let last_id = entries.last().map(|e| e.id.clone()).filter(|s| !s.is_empty());
+    let timestamp = format_iso_ms(now);
+    let known = |target: &str| -> Result<usize, WriteError> {
+        session
+            .tree
+            .index_of(target)
+            .ok_or_else(|| WriteError::UnknownEntry {
+                path: p(),
+                id: target.to_owned(),
+            })
+    };
+    let mut m = JsonMap::new();
+    let parent_id = match &entry {
+        NewEntry::Label { target_id, label } => {
+            known(target_id)?;
+            m.insert("type".into(), json!("label"));
+            m.insert("id".into(), json!(id));
+            m.insert("parentId".into(), json!(last_id));
+            m.insert("timestamp".into(), json!(timestamp));
+            m.insert("targetId".into(), json!(target_id));
+            if let Some(l) = label.as_deref().map(str::trim).filter(|l| !l.is_empty()) {
+                m.insert("label".into(), json!(l));
+            }
+            last_id.clone()
+        }
+        NewEntry::Rename { name } => {
+            m.insert("type".into(), json!("session_info"));
+            m.insert("id".into(), json!(id));
+            m.insert("parentId".into(), json!(last_id));
+            m.insert("timestamp".into(), json!(timestamp));
+            m.insert("name".into(), json!(normalize_name(name)));
+            last_id.clone()
+        }
+        NewEntry::Checkout { target_id } => {
+            let target = known(target_id)?;
+            let e = &entries[target];
+            // As pi's /tree: choosing a user message (or custom message) puts its text back in
+            // the editor, so the branch resumes from its parent.
+            let new_leaf = if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
+                session.tree.parent[target].map(|pi| entries[pi].id.clone())
+            } else {
+                Some(e.id.clone())
+            };
+            m.insert("type".into(), json!("custom"));
+            m.insert("id".into(), json!(id));
+            m.insert("parentId".into(), json!(new_leaf));
+            m.insert("timestamp".into(), json!(timestamp));
+            m.insert("customType".into(), json!("grove.checkout"));
+            m.insert(
+                "data".into(),
+                json!({"targetId": target_id, "previousLeafId": last_id}),
+            );
+            new_leaf
+        }
+    };
+    Ok((
+        m,
+        Appended {
+            id,
+            parent_id,
+            line: String::new(),
+        },
+    ))
+}
+
+fn write_line(
+    path: &Path,
+    expected_size: u64,
+    line: &[u8],
+    sink: &mut dyn AppendSink,
+) -> Result<(), WriteError> {
+    let io_err = |source| WriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = OpenOptions::new()
+        .append(true)
+        .read(true)
+        .open(path)
+        .map_err(io_err)?;
+    let before = file.metadata().map_err(io_err)?.len();
+    if before != expected_size {
+        // Someone appended since we read: make sure their last line is complete.
+        if !ends_with_newline(&mut file, before).map_err(io_err)? {
+            return Err(WriteError::TornLastLine {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    match sink.write_once(&mut file, line) {
+        Ok(n) if n == line.len() => {}
+        Ok(n) => return Err(restore(path, &file, before, n as u64, short_write(n, line.len()))),
+        Err(e) => {
+            let now = file.metadata().map(|m| m.len()).unwrap_or(before);
+            return Err(restore(path, &file, before, now.saturating_sub(before), e));
+        }
+    }
+    verify(&mut file, before, line).map_err(io_err)?.then_some(()).ok_or(
+        WriteError::Unverified {
+            path: path.to_path_buf(),
+        },
+    )
+}
+
+fn short_write(n: usize, len: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::WriteZero,
+        format!("short write ({n} of {len} bytes)"),
+    )
+}
+
+fn restore(path: &Path, file: &File, before: u64, written: u64, source: io::Error) -> WriteError {
+    let now = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    if now == before + written && file.set_len(before).is_ok() {
+        WriteError::Failed {
+            path: path.to_path_buf(),
+            source,
+        }
+    } else if now == before {
+        WriteError::Failed {
+            path: path.to_path_buf(),
+            source,
+        }
+    } else {
+        WriteError::FailedNotRestored {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+fn ends_with_newline(file: &mut File, size: u64) -> io::Result<bool> {
+    if size == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(size - 1))?;
+    let mut b = [0u8; 1];
+    file.read_exact(&mut b)?;
+    Ok(b[0] == b'\n')
+}
+
+/// Checks that `line` is in the file at or after `from` (another writer may have appended
+/// between our size check and our write, which moves where ours landed).
+fn verify(file: &mut File, from: u64, line: &[u8]) -> io::Result<bool> {
+    file.seek(SeekFrom::Start(from))?;
+    let mut rest = Vec::new();
+    file.read_to_end(&mut rest)?;
+    Ok(memchr::memmem::find(&rest, line).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_normalised() {
+        assert_eq!(normalize_name("  a\r\nb\n\nc  "), "a b c");
+        assert_eq!(normalize_name("   "), "");
+    }
+
+    #[test]
+    fn uuid_shape() {
+        let u = new_session_uuid(1_700_000_000_000);
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "7");
+    }
+}

@@ -1,0 +1,259 @@
+//! Where sessions live: pi's and Atomic's session roots, and the `*.jsonl` files under them.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use crate::model::context::Dialect;
+
+/// A folder that holds sessions: a root of per-cwd folders, or a flat folder of `.jsonl` files
+/// (both are scanned the same way: `DIR/*.jsonl` and `DIR/*/*.jsonl`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRoot {
+    pub path: PathBuf,
+    /// The agent that owns the root; `None` = decide per file.
+    pub agent: Option<Dialect>,
+}
+
+/// The environment grove reads its defaults from; a seam so tests never touch the real one.
+pub trait Env {
+    fn var(&self, name: &str) -> Option<OsString>;
+    fn home(&self) -> Option<PathBuf>;
+}
+
+/// The process environment.
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name).filter(|v| !v.is_empty())
+    }
+
+    fn home(&self) -> Option<PathBuf> {
+        directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+    }
+}
+
+/// Expands a leading `~` or `~/`.
+pub fn expand_tilde(p: &Path, env: &dyn Env) -> PathBuf {
+    let Ok(rest) = p.strip_prefix("~") else {
+        return p.to_path_buf();
+    };
+    match env.home() {
+        Some(home) => home.join(rest),
+        None => p.to_path_buf(),
+    }
+}
+
+fn first_var(env: &dyn Env, names: &[&str]) -> Option<PathBuf> {
+    names.iter().find_map(|n| env.var(n)).map(PathBuf::from)
+}
+
+/// The agent dir of an agent: `$<APP>_CODING_AGENT_DIR` (Atomic also accepts the `PI_` alias),
+/// else `~/.pi/agent` / `~/.atomic/agent`.
+pub fn agent_dir(agent: Dialect, env: &dyn Env) -> Option<PathBuf> {
+    let names: &[&str] = match agent {
+        Dialect::Pi => &["PI_CODING_AGENT_DIR"],
+        Dialect::Atomic => &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"],
+    };
+    if let Some(dir) = first_var(env, names) {
+        return Some(expand_tilde(&dir, env));
+    }
+    let home = env.home()?;
+    Some(match agent {
+        Dialect::Pi => home.join(".pi").join("agent"),
+        Dialect::Atomic => home.join(".atomic").join("agent"),
+    })
+}
+
+/// The sessions root of an agent: the session-dir variable, else `sessionDir` from
+/// `<agentDir>/settings.json`, else `<agentDir>/sessions`.
+pub fn sessions_dir(agent: Dialect, env: &dyn Env) -> Option<PathBuf> {
+    let names: &[&str] = match agent {
+        Dialect::Pi => &["PI_CODING_AGENT_SESSION_DIR"],
+        Dialect::Atomic => &[
+            "ATOMIC_CODING_AGENT_SESSION_DIR",
+            "PI_CODING_AGENT_SESSION_DIR",
+        ],
+    };
+    if let Some(dir) = first_var(env, names) {
+        return Some(expand_tilde(&dir, env));
+    }
+    let agent_dir = agent_dir(agent, env)?;
+    if let Some(dir) = setting_session_dir(&agent_dir, env) {
+        return Some(dir);
+    }
+    Some(agent_dir.join("sessions"))
+}
+
+fn setting_session_dir(agent_dir: &Path, env: &dyn Env) -> Option<PathBuf> {
+    let text = fs::read_to_string(agent_dir.join("settings.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let dir = v.get("sessionDir")?.as_str()?.trim();
+    if dir.is_empty() {
+        return None;
+    }
+    let dir = expand_tilde(Path::new(dir), env);
+    Some(if dir.is_absolute() {
+        dir
+    } else {
+        agent_dir.join(dir)
+    })
+}
+
+/// The default roots: pi's then Atomic's (the same folder is listed once, as pi's).
+pub fn default_roots(env: &dyn Env) -> Vec<SessionRoot> {
+    let mut roots: Vec<SessionRoot> = Vec::new();
+    for agent in [Dialect::Pi, Dialect::Atomic] {
+        if let Some(path) = sessions_dir(agent, env) {
+            let same = roots.iter().any(|r| same_dir(&r.path, &path));
+            if !same {
+                roots.push(SessionRoot {
+                    path,
+                    agent: Some(agent),
+                });
+            }
+        }
+    }
+    roots
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Roots given on the command line: the agent is `forced`, else guessed from the path.
+pub fn custom_roots(dirs: &[PathBuf], forced: Option<Dialect>) -> Vec<SessionRoot> {
+    dirs.iter()
+        .map(|d| SessionRoot {
+            path: d.clone(),
+            agent: forced.or_else(|| agent_from_path(d)),
+        })
+        .collect()
+}
+
+/// Atomic when the path runs through a `.atomic` folder.
+pub fn agent_from_path(p: &Path) -> Option<Dialect> {
+    let abs = fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    abs.components()
+        .any(|c| matches!(c, Component::Normal(n) if n == ".atomic"))
+        .then_some(Dialect::Atomic)
+}
+
+/// A file found under a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundFile {
+    pub path: PathBuf,
+    /// The agent from the root, if the root decides it.
+    pub agent: Option<Dialect>,
+}
+
+/// Something under a root that looks like a session but cannot be read as one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// Lists `ROOT/*.jsonl` and `ROOT/*/*.jsonl`, following symlinked folders (broken links are
+/// skipped). Only regular files (or links to them) are returned: a directory or FIFO named
+/// `.jsonl` is reported, never opened.
+pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped>) {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for root in roots {
+        let agent = root.agent.or_else(|| agent_from_path(&root.path));
+        let Ok(read) = fs::read_dir(&root.path) else {
+            continue;
+        };
+        let mut top: Vec<PathBuf> = read.flatten().map(|d| d.path()).collect();
+        top.sort();
+        for p in top {
+            match fs::metadata(&p) {
+                Ok(m) if m.is_dir() => {
+                    let Ok(inner) = fs::read_dir(&p) else {
+                        continue;
+                    };
+                    let mut inner: Vec<PathBuf> = inner.flatten().map(|d| d.path()).collect();
+                    inner.sort();
+                    for f in inner {
+                        consider(&f, agent, &mut files, &mut skipped);
+                    }
+                }
+                _ => consider(&p, agent, &mut files, &mut skipped),
+            }
+        }
+    }
+    (files, skipped)
+}
+
+fn consider(
+    p: &Path,
+    agent: Option<Dialect>,
+    files: &mut Vec<FoundFile>,
+    skipped: &mut Vec<Skipped>,
+) {
+    if p.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+        return;
+    }
+    match fs::metadata(p) {
+        Ok(m) if m.is_file() => files.push(FoundFile {
+            path: p.to_path_buf(),
+            agent,
+        }),
+        Ok(m) if m.is_dir() => skipped.push(Skipped {
+            path: p.to_path_buf(),
+            reason: "is a directory".into(),
+        }),
+        Ok(_) => skipped.push(Skipped {
+            path: p.to_path_buf(),
+            reason: "not a regular file (FIFO, socket or device); not opened".into(),
+        }),
+        Err(e) => skipped.push(Skipped {
+            path: p.to_path_buf(),
+            reason: format!("cannot stat: {e}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct FakeEnv(HashMap<&'static str, &'static str>);
+    impl Env for FakeEnv {
+        fn var(&self, name: &str) -> Option<OsString> {
+            self.0.get(name).map(OsString::from)
+        }
+        fn home(&self) -> Option<PathBuf> {
+            Some(PathBuf::from("/home/u"))
+        }
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let env = FakeEnv(HashMap::new());
+        let roots = default_roots(&env);
+        assert_eq!(roots[0].path, PathBuf::from("/home/u/.pi/agent/sessions"));
+        assert_eq!(
+            roots[1].path,
+            PathBuf::from("/home/u/.atomic/agent/sessions")
+        );
+        let env = FakeEnv(HashMap::from([("PI_CODING_AGENT_DIR", "~/x")]));
+        // Atomic accepts the PI_ alias, so both point at the same folder: listed once.
+        let roots = default_roots(&env);
+        assert_eq!(roots.len(), 1);
+        assert_eq!(roots[0].path, PathBuf::from("/home/u/x/sessions"));
+        let env = FakeEnv(HashMap::from([
+            ("PI_CODING_AGENT_DIR", "/p"),
+            ("ATOMIC_CODING_AGENT_SESSION_DIR", "/a/s"),
+        ]));
+        let roots = default_roots(&env);
+        assert_eq!(roots[1].path, PathBuf::from("/a/s"));
+        assert_eq!(roots[1].agent, Some(Dialect::Atomic));
+    }
+}
