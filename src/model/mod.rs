@@ -1,1 +1,2 @@
 //! The session data model: entries, the tree, labels and names, context building.
+pub mod search;
