@@ -1,4 +1,5 @@
 //! The session data model: entries, the tree, labels and names, context building.
+<<<<<<< HEAD
 
 pub mod context;
 pub mod export;
@@ -7,3 +8,6 @@ pub mod info;
 pub mod parse;
 pub mod transcript;
 pub mod tree;
+=======
+pub mod search;
+>>>>>>> search
