@@ -304,7 +304,11 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 None => None,
             };
             let f = fork_session(&path, at.as_deref())?;
-            writeln!(out, "{}", to_json(&serde_json::to_value(&f).unwrap_or_default()))?;
+            writeln!(
+                out,
+                "{}",
+                to_json(&serde_json::to_value(&f).unwrap_or_default())
+            )?;
         }
         Command::Rm {
             session,
@@ -373,7 +377,10 @@ fn same_cwd(session_cwd: &str, cwd: &Path) -> bool {
     if Path::new(session_cwd) == cwd {
         return true;
     }
-    match (std::fs::canonicalize(session_cwd), std::fs::canonicalize(cwd)) {
+    match (
+        std::fs::canonicalize(session_cwd),
+        std::fs::canonicalize(cwd),
+    ) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
@@ -509,11 +516,11 @@ pub fn resolve_entry(s: &Session, arg: &str) -> Result<String, CliError> {
     unique.dedup();
     match unique.len() {
         1 => Ok(unique[0].to_owned()),
-        0 => Err(msg(format!("no entry {} in this session", sanitize_line(arg)))),
-        n => Err(msg(format!(
-            "{} matches {n} entries",
+        0 => Err(msg(format!(
+            "no entry {} in this session",
             sanitize_line(arg)
         ))),
+        n => Err(msg(format!("{} matches {n} entries", sanitize_line(arg)))),
     }
 }
 
@@ -522,7 +529,10 @@ fn leaf_choice<'a>(s: &Session, leaf: Option<&'a str>) -> Result<LeafChoice<'a>,
         None => Ok(LeafChoice::Current),
         Some(id) => {
             if s.tree.index_of(id).is_none() {
-                return Err(msg(format!("no entry {} in this session", sanitize_line(id))));
+                return Err(msg(format!(
+                    "no entry {} in this session",
+                    sanitize_line(id)
+                )));
             }
             Ok(LeafChoice::Id(id))
         }
@@ -607,7 +617,11 @@ pub fn entry_summary(s: &Session, i: usize) -> String {
         .label_of(s.entries(), i)
         .map(|l| format!("[{}] ", l.text))
         .unwrap_or_default();
-    sanitize_line(&crate::ui::sanitize::truncate_width(&format!("{label}{body}"), 120)).into_owned()
+    sanitize_line(&crate::ui::sanitize::truncate_width(
+        &format!("{label}{body}"),
+        120,
+    ))
+    .into_owned()
 }
 
 fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError> {
@@ -628,7 +642,12 @@ fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError
                 })
             })
             .collect();
-        let roots: Vec<&str> = s.tree.roots.iter().map(|&r| entries[r].id.as_str()).collect();
+        let roots: Vec<&str> = s
+            .tree
+            .roots
+            .iter()
+            .map(|&r| entries[r].id.as_str())
+            .collect();
         writeln!(
             out,
             "{}",
@@ -732,9 +751,7 @@ fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<()
     let interactive = io::stdin().is_terminal();
     if !yes {
         if !interactive {
-            return Err(msg(
-                "rm needs --yes when standard input is not a terminal",
-            ));
+            return Err(msg("rm needs --yes when standard input is not a terminal"));
         }
         if !confirm(&format!("Move {shown} to the trash? [y/N] "), "y")? {
             return Err(msg("cancelled"));
@@ -742,17 +759,23 @@ fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<()
     }
     if permanent {
         // The second, explicit confirmation.
-        if interactive && !confirm(
-            &format!("Delete {shown} permanently? This cannot be undone. Type 'delete': "),
-            "delete",
-        )? {
+        if interactive
+            && !confirm(
+                &format!("Delete {shown} permanently? This cannot be undone. Type 'delete': "),
+                "delete",
+            )?
+        {
             return Err(msg("cancelled"));
         }
         if !interactive && !yes {
             return Err(msg("permanent deletion needs --yes"));
         }
         let removed = delete_permanently(path)?;
-        writeln!(out, "{}", to_json(&json!({"deleted": removed, "permanent": true})))?;
+        writeln!(
+            out,
+            "{}",
+            to_json(&json!({"deleted": removed, "permanent": true}))
+        )?;
         return Ok(());
     }
     match trash_session(path) {

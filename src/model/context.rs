@@ -257,7 +257,7 @@ fn build_pi(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     let compaction = path
         .iter()
         .rposition(|&i| entries[i].kind == EntryKind::Compaction);
-    let mut push = |ctx: &mut SessionContext, i: usize, v: Option<Value>| {
+    let push = |ctx: &mut SessionContext, i: usize, v: Option<Value>| {
         if let Some(message) = v {
             ctx.messages.push(ContextMessage {
                 entry_index: i,
@@ -336,7 +336,9 @@ fn atomic_entry_message(e: &Entry) -> Option<Value> {
 /// `custom`/`compaction` message holding the summary and the kept tail as a transcript, then
 /// everything after it follows as real messages. Other compactions are inert.
 fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
-    let boundary = path.iter().rposition(|&i| is_verbatim_boundary(&entries[i]));
+    let boundary = path
+        .iter()
+        .rposition(|&i| is_verbatim_boundary(&entries[i]));
     let Some(bi) = boundary else {
         for &i in path {
             ctx.entries.push(i);

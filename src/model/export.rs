@@ -86,7 +86,10 @@ pub fn image_placeholder(block: &Value) -> String {
         .get("mimeType")
         .and_then(Value::as_str)
         .unwrap_or("image");
-    let b64 = block.get("data").and_then(Value::as_str).map_or(0, str::len);
+    let b64 = block
+        .get("data")
+        .and_then(Value::as_str)
+        .map_or(0, str::len);
     let bytes = b64 / 4 * 3;
     format!(
         "[image: {}, {} KB]",
@@ -127,7 +130,10 @@ pub fn to_markdown(session: &Session, ctx: &SessionContext) -> String {
         .name
         .clone()
         .unwrap_or_else(|| "Session".into());
-    out.push_str(&format!("# {}\n\n", sanitize_line(&title).replace('#', "\\#")));
+    out.push_str(&format!(
+        "# {}\n\n",
+        sanitize_line(&title).replace('#', "\\#")
+    ));
     if let Some(h) = &session.parsed.header {
         out.push_str(&format!(
             "- id: `{}`\n- cwd: `{}`\n- created: {}\n",
@@ -137,7 +143,10 @@ pub fn to_markdown(session: &Session, ctx: &SessionContext) -> String {
         ));
     }
     if let Some(l) = ctx.leaf.and_then(|l| session.entry(l)) {
-        out.push_str(&format!("- leaf: `{}`\n", sanitize_line(&l.id).replace('`', "'")));
+        out.push_str(&format!(
+            "- leaf: `{}`\n",
+            sanitize_line(&l.id).replace('`', "'")
+        ));
     }
     if let Some(m) = &ctx.model {
         out.push_str(&format!(

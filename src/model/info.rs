@@ -143,8 +143,7 @@ impl InfoBuilder {
             }
             EntryKind::Compaction => {
                 self.add_usage(e.raw.get("usage"));
-                if e
-                    .raw
+                if e.raw
                     .get("details")
                     .and_then(|d| d.get("strategy"))
                     .and_then(Value::as_str)

@@ -1,13 +1,10 @@
-//! The session data model: entries, the tree, labels and names, context building.
-<<<<<<< HEAD
+//! The session data model: entries, the tree, labels and names, context building, search.
 
 pub mod context;
-pub mod export;
 pub mod entry;
+pub mod export;
 pub mod info;
 pub mod parse;
+pub mod search;
 pub mod transcript;
 pub mod tree;
-=======
-pub mod search;
->>>>>>> search

@@ -151,7 +151,10 @@ pub fn parse_line(line: &RawLine<'_>) -> LineValue {
         }
     }
     let (kind, message) = if line.terminated {
-        (IssueKind::InvalidJson, format!("not valid JSON: {first_error}"))
+        (
+            IssueKind::InvalidJson,
+            format!("not valid JSON: {first_error}"),
+        )
     } else {
         (
             IssueKind::TornLastLine,
@@ -260,7 +263,9 @@ pub fn header_from(map: JsonMap, line: usize) -> Result<Header, JsonMap> {
     };
     let version = match map.get("version") {
         None | Some(Value::Null) => 1,
-        Some(Value::Number(n)) => n.as_f64().map_or(1, |f| f.clamp(0.0, u32::MAX as f64) as u32),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .map_or(1, |f| f.clamp(0.0, u32::MAX as f64) as u32),
         Some(Value::String(s)) => s.trim().parse().unwrap_or(1),
         Some(_) => 1,
     };
@@ -457,11 +462,7 @@ fn migrate_v1_to_v2(session_id: &str, entries: &mut [Entry]) {
 fn stable_hash(s: &str, i: u64, salt: u64) -> u64 {
     // FNV-1a: tiny, deterministic across platforms and runs.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s
-        .bytes()
-        .chain(i.to_le_bytes())
-        .chain(salt.to_le_bytes())
-    {
+    for b in s.bytes().chain(i.to_le_bytes()).chain(salt.to_le_bytes()) {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -538,7 +539,10 @@ mod tests {
         let b = ParsedSession::from_bytes(data);
         assert_eq!(a.migrated_from, Some(1));
         assert_eq!(a.entries[0].parent_id, None);
-        assert_eq!(a.entries[1].parent_id.as_deref(), Some(a.entries[0].id.as_str()));
+        assert_eq!(
+            a.entries[1].parent_id.as_deref(),
+            Some(a.entries[0].id.as_str())
+        );
         assert_eq!(a.entries[0].id.len(), 8);
         assert_eq!(a.entries[0].id, b.entries[0].id);
         assert_eq!(a.entries[1].role(), Some("custom"));

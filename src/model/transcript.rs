@@ -124,7 +124,10 @@ fn serialize_message(m: &Value, out: &mut Blocks) {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
                         Some("thinking") => {
-                            let t = b.get("thinking").and_then(Value::as_str).unwrap_or_default();
+                            let t = b
+                                .get("thinking")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default();
                             if !t.trim().is_empty() {
                                 parts.push(format!("[Assistant thinking]: {t}"));
                             }

@@ -212,7 +212,10 @@ fn build_line(
     let entries = session.entries();
     let taken: HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     let id = fresh_id(&taken);
-    let last_id = entries.last().map(|e| e.id.clone()).filter(|s| !s.is_empty());
+    let last_id = entries
+        .last()
+        .map(|e| e.id.clone())
+        .filter(|s| !s.is_empty());
     let timestamp = format_iso_ms(now);
     let known = |target: &str| -> Result<usize, WriteError> {
         session
@@ -303,17 +306,26 @@ fn write_line(
     }
     match sink.write_once(&mut file, line) {
         Ok(n) if n == line.len() => {}
-        Ok(n) => return Err(restore(path, &file, before, n as u64, short_write(n, line.len()))),
+        Ok(n) => {
+            return Err(restore(
+                path,
+                &file,
+                before,
+                n as u64,
+                short_write(n, line.len()),
+            ));
+        }
         Err(e) => {
             let now = file.metadata().map(|m| m.len()).unwrap_or(before);
             return Err(restore(path, &file, before, now.saturating_sub(before), e));
         }
     }
-    verify(&mut file, before, line).map_err(io_err)?.then_some(()).ok_or(
-        WriteError::Unverified {
+    verify(&mut file, before, line)
+        .map_err(io_err)?
+        .then_some(())
+        .ok_or(WriteError::Unverified {
             path: path.to_path_buf(),
-        },
-    )
+        })
 }
 
 fn short_write(n: usize, len: usize) -> io::Error {

@@ -9,7 +9,9 @@ use crate::model::context::Dialect;
 
 /// Where the demo set lives in the source tree.
 pub fn demo_source() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join("demo")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join("demo")
 }
 
 /// Copies the demo set to a fresh temporary folder and returns its pi and Atomic roots.

@@ -62,10 +62,7 @@ pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteErro
     h.insert("timestamp".into(), json!(timestamp));
     h.insert("cwd".into(), json!(header.cwd));
     let abs_source = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
-    h.insert(
-        "parentSession".into(),
-        json!(abs_source.to_string_lossy()),
-    );
+    h.insert("parentSession".into(), json!(abs_source.to_string_lossy()));
     if header.workflow().is_some() {
         // A valid Atomic workflow classification is inherited by its branches.
         for k in ["internal", "workflow"] {
@@ -100,7 +97,9 @@ pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteErro
     // A compaction whose first kept entry was a removed label keeps from the next entry.
     let path_ids: Vec<&str> = path.iter().map(|&i| entries[i].id.as_str()).collect();
     for line in lines.iter_mut().skip(1) {
-        let Some(obj) = line.as_object_mut() else { continue };
+        let Some(obj) = line.as_object_mut() else {
+            continue;
+        };
         let Some(first) = obj.get("firstKeptEntryId").and_then(Value::as_str) else {
             continue;
         };
@@ -110,7 +109,10 @@ pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteErro
                 .skip_while(|x| **x != first)
                 .find(|x| !remap.contains_key(**x))
                 .map(|s| s.to_string());
-            obj.insert("firstKeptEntryId".into(), next.map_or(Value::Null, Value::String));
+            obj.insert(
+                "firstKeptEntryId".into(),
+                next.map_or(Value::Null, Value::String),
+            );
         }
     }
     // Labels whose target is on the path, chained after the last entry, keeping their time.

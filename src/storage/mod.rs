@@ -1,10 +1,10 @@
 //! Everything that touches the file system: roots, scanning, reading, appending, forking, trash.
 
 pub mod append;
+pub mod cache;
+pub mod demo;
 pub mod fork;
 pub mod read;
 pub mod roots;
 pub mod scan;
 pub mod trash;
-pub mod cache;
-pub mod demo;

@@ -21,9 +21,12 @@ pub struct Listing {
 
 /// Scans the given files in parallel, sending each outcome as soon as it is ready.
 pub fn scan_files_streaming(files: &[FoundFile], tx: &Sender<(usize, ScanResult)>) {
-    files.par_iter().enumerate().for_each_with(tx.clone(), |tx, (i, f)| {
-        let _ = tx.send((i, scan_info(&f.path, f.agent)));
-    });
+    files
+        .par_iter()
+        .enumerate()
+        .for_each_with(tx.clone(), |tx, (i, f)| {
+            let _ = tx.send((i, scan_info(&f.path, f.agent)));
+        });
 }
 
 /// Lists every session under the roots; sorted by `modified`, newest first.

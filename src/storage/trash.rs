@@ -21,8 +21,7 @@ pub enum TrashError {
 /// The session file plus Atomic's compaction backups beside it (`<file>.jsonl.*.bak`).
 pub fn files_of_session(path: &Path) -> Vec<PathBuf> {
     let mut out = vec![path.to_path_buf()];
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
-    else {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
         return out;
     };
     let prefix = format!("{name}.");
@@ -59,7 +58,12 @@ pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
 }
 
 /// Restores what [`trash_session`] moved (the most recent trash item for each path).
-#[cfg(all(unix, not(target_os = "macos"), not(target_os = "ios"), not(target_os = "android")))]
+#[cfg(all(
+    unix,
+    not(target_os = "macos"),
+    not(target_os = "ios"),
+    not(target_os = "android")
+))]
 pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
     let items = trash::os_limited::list().map_err(|e| TrashError::NotInTrash(e.to_string()))?;
     let mut chosen = Vec::new();
@@ -76,7 +80,12 @@ pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
 }
 
 /// Restoring needs the platform's trash listing, which this platform does not offer.
-#[cfg(not(all(unix, not(target_os = "macos"), not(target_os = "ios"), not(target_os = "android"))))]
+#[cfg(not(all(
+    unix,
+    not(target_os = "macos"),
+    not(target_os = "ios"),
+    not(target_os = "android")
+)))]
 pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
     Err(TrashError::NotInTrash(format!(
         "restore is not supported on this platform; the files are in the trash: {:?}",
