@@ -314,3 +314,48 @@ pub fn chmod(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
 }
+
+/// Runs `cmd` (stdout/stderr captured), killing it and panicking after `secs` seconds: a hang
+/// is a failure, not a stuck test run.
+pub fn output_within(mut cmd: Command, secs: u64, what: &str) -> Output {
+    use std::io::Read;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    // Drain the pipes on threads so a chatty child cannot block on a full pipe.
+    let mut so = child.stdout.take().expect("stdout");
+    let mut se = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s (hang)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: t_out.join().unwrap_or_default(),
+        stderr: t_err.join().unwrap_or_default(),
+    }
+}
+
+/// [`grove`] with a deadline.
+pub fn grove_within(sandbox: &Path, root: &Path, args: &[&str], secs: u64) -> Output {
+    let mut c = grove_cmd(sandbox);
+    c.arg("--session-dir").arg(root).args(args);
+    output_within(c, secs, &format!("grove {}", args.join(" ")))
+}
