@@ -169,15 +169,15 @@ fn pi_entry_message(e: &Entry, edits: &HashMap<&str, &Entry>) -> Option<Value> {
     }
 }
 
-/// pi 1.6.0 and Atomic normalise a `content: null` message so it cannot break the agent.
+/// pi 1.6.0 and Atomic normalise a null or missing `content` of a user, assistant, tool-result
+/// or custom message to `[]` so it cannot break the agent (`{...message, content: []}`: the key
+/// keeps its place when present, else comes last).
 fn normalize_null_content(msg: &JsonMap) -> JsonMap {
     let mut m = msg.clone();
-    if m.get("content") == Some(&Value::Null) {
-        let empty = match m.get("role").and_then(Value::as_str) {
-            Some("user") => Value::String(String::new()),
-            _ => Value::Array(vec![]),
-        };
-        m.insert("content".into(), empty);
+    let role = m.get("role").and_then(Value::as_str);
+    let normalised = matches!(role, Some("user" | "assistant" | "toolResult" | "custom"));
+    if normalised && m.get("content").is_none_or(Value::is_null) {
+        m.insert("content".into(), Value::Array(vec![]));
     }
     m
 }
