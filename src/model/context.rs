@@ -163,7 +163,7 @@ fn pi_entry_message(e: &Entry, edits: &HashMap<&str, &Entry>) -> Option<Value> {
                 None => Some(Value::Object(normalize_null_content(msg))),
             }
         }
-        EntryKind::CustomMessage => Some(custom_message_of(e)),
+        EntryKind::CustomMessage => Some(custom_message_of(e, Dialect::Pi)),
         EntryKind::BranchSummary => branch_summary_of(e),
         _ => None,
     }
@@ -186,25 +186,30 @@ fn entry_time_ms(e: &Entry) -> Value {
     e.timestamp_ms.map_or(Value::Null, Value::from)
 }
 
-fn custom_message_of(e: &Entry) -> Value {
+/// A `custom_message` entry as the agent gets it: `{role, customType, content, display, details,
+/// timestamp}`, absent fields left out as `JSON.stringify` leaves out `undefined`. Atomic also
+/// turns a missing or null `content` into `[]` and keeps `excludeFromContext: true` (last).
+fn custom_message_of(e: &Entry, dialect: Dialect) -> Value {
     let mut m = JsonMap::new();
     m.insert("role".into(), json!("custom"));
-    m.insert(
-        "customType".into(),
-        e.raw.get("customType").cloned().unwrap_or(Value::Null),
-    );
-    m.insert(
-        "content".into(),
-        e.raw.get("content").cloned().unwrap_or(Value::Null),
-    );
-    m.insert(
-        "display".into(),
-        e.raw.get("display").cloned().unwrap_or(Value::Null),
-    );
-    if let Some(d) = e.raw.get("details") {
-        m.insert("details".into(), d.clone());
+    let copy = |m: &mut JsonMap, key: &str| {
+        if let Some(v) = e.raw.get(key) {
+            m.insert(key.into(), v.clone());
+        }
+    };
+    copy(&mut m, "customType");
+    match (dialect, e.raw.get("content")) {
+        (Dialect::Atomic, None | Some(Value::Null)) => {
+            m.insert("content".into(), json!([]));
+        }
+        _ => copy(&mut m, "content"),
     }
+    copy(&mut m, "display");
+    copy(&mut m, "details");
     m.insert("timestamp".into(), entry_time_ms(e));
+    if dialect == Dialect::Atomic && e.raw.get("excludeFromContext") == Some(&Value::Bool(true)) {
+        m.insert("excludeFromContext".into(), json!(true));
+    }
     Value::Object(m)
 }
 
@@ -326,7 +331,7 @@ fn atomic_entry_message(e: &Entry) -> Option<Value> {
             }
             Some(Value::Object(normalize_null_content(msg)))
         }
-        EntryKind::CustomMessage => Some(custom_message_of(e)),
+        EntryKind::CustomMessage => Some(custom_message_of(e, Dialect::Atomic)),
         EntryKind::BranchSummary => branch_summary_of(e),
         _ => None,
     }
@@ -371,6 +376,10 @@ fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     m.insert("customType".into(), json!("compaction"));
     m.insert("content".into(), Value::Array(content));
     m.insert("display".into(), json!(true));
+    // The boundary's details as stored (Atomic 6031a92 does not add `tokensBefore` to them).
+    if let Some(d) = b.raw.get("details") {
+        m.insert("details".into(), d.clone());
+    }
     m.insert("timestamp".into(), entry_time_ms(b));
     ctx.messages.push(ContextMessage {
         entry_index: path[bi],
