@@ -695,7 +695,7 @@ fn run() -> Run {
                 .collect();
             let oracle: Vec<String> = lists["withSessionDirIncludeInternal"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|v| opt_str(v)).collect())
+                .map(|a| a.iter().filter_map(opt_str).collect())
                 .unwrap_or_default();
             diffs.check(folder, &format!("list({cwd}).order"), oracle, grove);
         }

@@ -105,10 +105,10 @@ fn bash_text(m: &Value) -> String {
     }
     if m.get("cancelled").and_then(Value::as_bool) == Some(true) {
         text.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = m.get("exitCode").filter(|c| c.is_number()) {
-        if code.as_f64() != Some(0.0) {
-            text.push_str(&format!("\n\nCommand exited with code {code}"));
-        }
+    } else if let Some(code) = m.get("exitCode").filter(|c| c.is_number())
+        && code.as_f64() != Some(0.0)
+    {
+        text.push_str(&format!("\n\nCommand exited with code {code}"));
     }
     let full = str_of(m, "fullOutputPath");
     if m.get("truncated").and_then(Value::as_bool) == Some(true) && !full.is_empty() {
@@ -282,10 +282,10 @@ fn content_chunks(content: Option<&Value>) -> Vec<Chunk> {
         }
         _ => {}
     }
-    if let Some(Chunk::Text(t)) = chunks.last_mut() {
-        if t.ends_with('\n') {
-            t.pop();
-        }
+    if let Some(Chunk::Text(t)) = chunks.last_mut()
+        && t.ends_with('\n')
+    {
+        t.pop();
     }
     chunks
 }
