@@ -869,3 +869,82 @@ fn grove_values_where_it_differs() {
         assert!(s.issues().any(|i| i.kind == IssueKind::Repaired));
     }
 }
+
+/// Roles as `atomic-vs-pi-1.6.0.md` writes them (`custom:<customType>` for custom messages).
+fn role_names(ctx: &grove::model::context::SessionContext) -> Vec<String> {
+    ctx.messages
+        .iter()
+        .map(|m| match m.role() {
+            "custom" => format!(
+                "custom:{}",
+                m.message["customType"].as_str().unwrap_or_default()
+            ),
+            r => r.to_owned(),
+        })
+        .collect()
+}
+
+/// `atomic-vs-pi-1.6.0.md`: on the Atomic fixtures, grove in pi's dialect gives pi 1.6.0's
+/// context and in Atomic's dialect Atomic's, file by file.
+#[test]
+fn each_dialect_agrees_with_its_program_on_atomic_files() {
+    let md = fs::read_to_string(Path::new(FIXTURES).join("atomic-oracle/atomic-vs-pi-1.6.0.md"))
+        .expect("atomic-vs-pi-1.6.0.md");
+    let index = read_json(&Path::new(FIXTURES).join("atomic-oracle/index.json"));
+    let atomic_roles: HashMap<String, Vec<String>> = index
+        .as_array()
+        .expect("index")
+        .iter()
+        .filter_map(|e| {
+            let roles = e["contextRoles"].as_str()?;
+            let roles = if roles.is_empty() {
+                vec![]
+            } else {
+                roles.split(',').map(str::to_owned).collect()
+            };
+            Some((file_name(e["file"].as_str()?).to_owned(), roles))
+        })
+        .collect();
+    let parse_roles = |s: &str| -> Vec<String> {
+        let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+        if inner.is_empty() {
+            vec![]
+        } else {
+            inner.split(',').map(str::to_owned).collect()
+        }
+    };
+    let mut checked = 0;
+    for line in md.lines().filter(|l| l.starts_with("| ") && l.contains(".jsonl")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let (short, diff) = (cells[1], cells[2]);
+        // The table shortens names: `<folder>/<time>_<first 8 of the id>….jsonl`.
+        let prefix = short.split('…').next().unwrap_or(short);
+        let prefix = prefix.rsplit('/').next().unwrap_or(prefix);
+        let Some((name, atomic)) = atomic_roles.iter().find(|(n, _)| n.starts_with(prefix)) else {
+            continue; // files Atomic cannot open have no context
+        };
+        let (_, s) = grove_session(name);
+        let grove_atomic = role_names(&build_context(&s, LeafChoice::Current, Dialect::Atomic));
+        let grove_pi = role_names(&build_context(&s, LeafChoice::Current, Dialect::Pi));
+        let pi_expected = match diff.find("context: Atomic") {
+            Some(at) => {
+                // "context: Atomic N [..], pi M [..]"
+                let rest = &diff[at..];
+                let pi_part = &rest[rest.find(", pi ").expect("pi part") + 5..];
+                let list = &pi_part[pi_part.find('[').expect("[")..=pi_part.find(']').expect("]")];
+                parse_roles(list)
+            }
+            None => atomic.clone(),
+        };
+        // The stored compactionSummary message: inert in grove's Atomic dialect (deliberate).
+        let atomic_expected: Vec<String> = if name == L05 {
+            atomic.iter().filter(|r| *r != "compactionSummary").cloned().collect()
+        } else {
+            atomic.clone()
+        };
+        assert_eq!(grove_atomic, atomic_expected, "{name}: Atomic dialect");
+        assert_eq!(grove_pi, pi_expected, "{name}: pi dialect");
+        checked += 1;
+    }
+    assert!(checked >= 35, "only {checked} rows checked");
+}
