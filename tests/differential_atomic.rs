@@ -914,7 +914,10 @@ fn each_dialect_agrees_with_its_program_on_atomic_files() {
         }
     };
     let mut checked = 0;
-    for line in md.lines().filter(|l| l.starts_with("| ") && l.contains(".jsonl")) {
+    for line in md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(".jsonl"))
+    {
         let cells: Vec<&str> = line.split(" | ").collect();
         let (short, diff) = (cells[1], cells[2]);
         // The table shortens names: `<folder>/<time>_<first 8 of the id>….jsonl`.
@@ -938,7 +941,11 @@ fn each_dialect_agrees_with_its_program_on_atomic_files() {
         };
         // The stored compactionSummary message: inert in grove's Atomic dialect (deliberate).
         let atomic_expected: Vec<String> = if name == L05 {
-            atomic.iter().filter(|r| *r != "compactionSummary").cloned().collect()
+            atomic
+                .iter()
+                .filter(|r| *r != "compactionSummary")
+                .cloned()
+                .collect()
         } else {
             atomic.clone()
         };

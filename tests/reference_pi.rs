@@ -26,7 +26,9 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        Self::with_header(json!({"type":"session","version":3,"id":"s-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/proj"}))
+        Self::with_header(
+            json!({"type":"session","version":3,"id":"s-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/proj"}),
+        )
     }
 
     fn with_header(header: Value) -> Self {
@@ -43,7 +45,11 @@ impl Builder {
 
     fn ts(&mut self) -> (String, i64) {
         self.clock += 1;
-        let s = format!("2025-01-01T00:{:02}:{:02}.000Z", self.clock / 60, self.clock % 60);
+        let s = format!(
+            "2025-01-01T00:{:02}:{:02}.000Z",
+            self.clock / 60,
+            self.clock % 60
+        );
         (s, 1_735_689_600_000 + i64::from(self.clock) * 1000)
     }
 
@@ -57,7 +63,10 @@ impl Builder {
         let (ts, _) = self.ts();
         let obj = entry.as_object_mut().expect("object");
         let mut full = serde_json::Map::new();
-        full.insert("type".into(), obj.remove("type").unwrap_or(json!("message")));
+        full.insert(
+            "type".into(),
+            obj.remove("type").unwrap_or(json!("message")),
+        );
         full.insert("id".into(), json!(id));
         full.insert("parentId".into(), parent.map_or(Value::Null, |p| json!(p)));
         full.insert("timestamp".into(), json!(ts));
@@ -69,7 +78,10 @@ impl Builder {
 
     fn user(&mut self, id: &str, text: &str) -> String {
         let (_, ms) = self.peek_ts();
-        self.push(id, json!({"type":"message","message":{"role":"user","content":text,"timestamp":ms}}))
+        self.push(
+            id,
+            json!({"type":"message","message":{"role":"user","content":text,"timestamp":ms}}),
+        )
     }
 
     fn assistant(&mut self, id: &str, text: &str) -> String {
@@ -86,10 +98,7 @@ impl Builder {
 
     fn peek_ts(&self) -> (String, i64) {
         let c = self.clock + 1;
-        (
-            String::new(),
-            1_735_689_600_000 + i64::from(c) * 1000,
-        )
+        (String::new(), 1_735_689_600_000 + i64::from(c) * 1000)
     }
 
     fn write(&self) -> &Path {
@@ -139,7 +148,9 @@ fn ids(s: &Session, v: &[usize]) -> Vec<String> {
 
 #[test]
 fn migration_v1_gets_chained_8_char_ids_and_v2_ids_are_untouched() {
-    let b = Builder::with_header(json!({"type":"session","id":"old","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}));
+    let b = Builder::with_header(
+        json!({"type":"session","id":"old","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}),
+    );
     let mut b = b;
     b.lines.push(json!({"type":"message","timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}));
     b.lines.push(json!({"type":"message","timestamp":"2024-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"yo"}],"timestamp":2}}));
@@ -148,14 +159,22 @@ fn migration_v1_gets_chained_8_char_ids_and_v2_ids_are_untouched() {
     assert_eq!(s.entries().len(), 2);
     assert!(s.entries().iter().all(|e| e.id.len() == 8));
     assert_eq!(s.entries()[0].parent_id, None);
-    assert_eq!(s.entries()[1].parent_id.as_deref(), Some(s.entries()[0].id.as_str()));
+    assert_eq!(
+        s.entries()[1].parent_id.as_deref(),
+        Some(s.entries()[0].id.as_str())
+    );
     assert_eq!(s.parsed.migrated_from, Some(1));
     // In memory only: the file is untouched.
     assert_eq!(fs::read(&b.path).unwrap(), before);
 
-    let mut b = Builder::with_header(json!({"type":"session","version":2,"id":"v2","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}));
+    let mut b = Builder::with_header(
+        json!({"type":"session","version":2,"id":"v2","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}),
+    );
     b.user("u1", "hi");
-    b.push("h1", json!({"type":"message","message":{"role":"hookMessage","content":"hook","timestamp":1}}));
+    b.push(
+        "h1",
+        json!({"type":"message","message":{"role":"hookMessage","content":"hook","timestamp":1}}),
+    );
     let s = b.load();
     assert_eq!(ids(&s, &[0, 1]), ["u1", "h1"]);
     assert_eq!(s.entries()[1].role(), Some("custom"));
@@ -177,21 +196,36 @@ fn build_context_empty_session() {
 fn build_context_simple_conversation_thinking_and_model() {
     let mut b = Builder::new();
     b.user("1", "hello");
-    b.push("t", json!({"type":"thinking_level_change","thinkingLevel":"high"}));
-    b.push("m", json!({"type":"model_change","provider":"openai","modelId":"gpt-4"}));
+    b.push(
+        "t",
+        json!({"type":"thinking_level_change","thinkingLevel":"high"}),
+    );
+    b.push(
+        "m",
+        json!({"type":"model_change","provider":"openai","modelId":"gpt-4"}),
+    );
     b.assistant_with("2", "hi", "anthropic", "claude-sonnet");
     let ctx = pi(&b.load());
     assert_eq!(roles(&ctx), ["user", "assistant"]);
     assert_eq!(ctx.thinking_level, "high");
     // The assistant message overrides the earlier model_change.
     let m = ctx.model.unwrap();
-    assert_eq!((m.provider.as_str(), m.model_id.as_str()), ("anthropic", "claude-sonnet"));
+    assert_eq!(
+        (m.provider.as_str(), m.model_id.as_str()),
+        ("anthropic", "claude-sonnet")
+    );
 
     let mut b = Builder::new();
     b.user("1", "hello");
-    b.push("m", json!({"type":"model_change","provider":"openai","modelId":"gpt-4"}));
+    b.push(
+        "m",
+        json!({"type":"model_change","provider":"openai","modelId":"gpt-4"}),
+    );
     let m = pi(&b.load()).model.unwrap();
-    assert_eq!((m.provider.as_str(), m.model_id.as_str()), ("openai", "gpt-4"));
+    assert_eq!(
+        (m.provider.as_str(), m.model_id.as_str()),
+        ("openai", "gpt-4")
+    );
 }
 
 fn compaction(first_kept: &str, summary: &str) -> Value {
@@ -209,7 +243,16 @@ fn build_context_compaction_keeps_from_first_kept_then_after() {
     b.user("6", "e");
     b.assistant("7", "f");
     let ctx = pi(&b.load());
-    assert_eq!(roles(&ctx), ["compactionSummary", "user", "assistant", "user", "assistant"]);
+    assert_eq!(
+        roles(&ctx),
+        [
+            "compactionSummary",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
     assert_eq!(texts(&ctx), ["summary", "c", "d", "e", "f"]);
 
     // Keep from the very first entry: 4 messages + summary... pi's test: summary + 1,2 + after.
@@ -243,7 +286,11 @@ fn build_context_follows_explicit_leaf_and_branch_summary() {
     b.assistant("2", "answer");
     b.user("3", "main");
     b.assistant("4", "main answer");
-    b.push_at("5", Some("2"), json!({"type":"message","message":{"role":"user","content":"side","timestamp":5}}));
+    b.push_at(
+        "5",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"side","timestamp":5}}),
+    );
     b.assistant("6", "side answer");
     let s = b.load();
     let main = build_context(&s, LeafChoice::Id("4"), Dialect::Pi);
@@ -254,12 +301,20 @@ fn build_context_follows_explicit_leaf_and_branch_summary() {
     let unknown = build_context(&s, LeafChoice::Id("nope"), Dialect::Pi);
     assert_eq!(texts(&unknown), texts(&side));
     // Explicit null leaf (resetLeaf): empty.
-    assert!(build_context(&s, LeafChoice::None, Dialect::Pi).messages.is_empty());
+    assert!(
+        build_context(&s, LeafChoice::None, Dialect::Pi)
+            .messages
+            .is_empty()
+    );
 
     let mut b = Builder::new();
     b.user("1", "a");
     b.assistant("2", "b");
-    b.push_at("3", Some("1"), json!({"type":"branch_summary","fromId":"2","summary":"tried b"}));
+    b.push_at(
+        "3",
+        Some("1"),
+        json!({"type":"branch_summary","fromId":"2","summary":"tried b"}),
+    );
     b.user("4", "c");
     let ctx = pi(&b.load());
     assert_eq!(roles(&ctx), ["user", "branchSummary", "user"]);
@@ -270,7 +325,11 @@ fn build_context_follows_explicit_leaf_and_branch_summary() {
 fn build_context_orphan_is_only_itself() {
     let mut b = Builder::new();
     b.user("1", "a");
-    b.push_at("2", Some("missing"), json!({"type":"message","message":{"role":"user","content":"orphan","timestamp":2}}));
+    b.push_at(
+        "2",
+        Some("missing"),
+        json!({"type":"message","message":{"role":"user","content":"orphan","timestamp":2}}),
+    );
     let ctx = pi(&b.load());
     assert_eq!(texts(&ctx), ["orphan"]);
 }
@@ -283,19 +342,36 @@ fn tree_traversal_branches_roots_and_paths() {
     let mut b = Builder::new();
     b.user("1", "a");
     b.assistant("2", "b");
-    b.push("t", json!({"type":"thinking_level_change","thinkingLevel":"low"}));
-    b.push("c", json!({"type":"custom","customType":"ext","data":{"n":1}}));
+    b.push(
+        "t",
+        json!({"type":"thinking_level_change","thinkingLevel":"low"}),
+    );
+    b.push(
+        "c",
+        json!({"type":"custom","customType":"ext","data":{"n":1}}),
+    );
     b.user("3", "c");
     // Three-way branch at 2.
-    b.push_at("4", Some("2"), json!({"type":"message","message":{"role":"user","content":"d","timestamp":4}}));
-    b.push_at("5", Some("2"), json!({"type":"message","message":{"role":"user","content":"e","timestamp":5}}));
+    b.push_at(
+        "4",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"d","timestamp":4}}),
+    );
+    b.push_at(
+        "5",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"e","timestamp":5}}),
+    );
     let s = b.load();
     assert_eq!(ids(&s, &s.tree.roots), ["1"]);
     let two = s.tree.index_of("2").unwrap();
     // Children in timestamp order.
     assert_eq!(ids(&s, &s.tree.children[two]), ["t", "4", "5"]);
     // Settings and custom entries are tree nodes.
-    assert_eq!(ids(&s, &s.tree.path_to(s.tree.index_of("3").unwrap())), ["1", "2", "t", "c", "3"]);
+    assert_eq!(
+        ids(&s, &s.tree.path_to(s.tree.index_of("3").unwrap())),
+        ["1", "2", "t", "c", "3"]
+    );
     // Leaf = last entry in file order; the context follows that branch only.
     assert_eq!(s.leaf_id(), Some("5"));
     assert_eq!(texts(&pi(&s)), ["a", "b", "e"]);
@@ -311,7 +387,10 @@ fn labels_set_clear_last_wins_and_not_in_context() {
     b.user("1", "a");
     b.assistant("2", "b");
     b.push("l1", json!({"type":"label","targetId":"1","label":"first"}));
-    b.push("l2", json!({"type":"label","targetId":"1","label":"second"}));
+    b.push(
+        "l2",
+        json!({"type":"label","targetId":"1","label":"second"}),
+    );
     b.push("l3", json!({"type":"label","targetId":"2","label":"gone"}));
     b.push("l4", json!({"type":"label","targetId":"2"}));
     let s = b.load();
@@ -325,10 +404,21 @@ fn labels_survive_a_fork_and_off_path_labels_are_dropped() {
     let mut b = Builder::new();
     b.user("1", "a");
     b.assistant("2", "b");
-    b.push_at("x", Some("2"), json!({"type":"message","message":{"role":"user","content":"off","timestamp":9}}));
-    b.push_at("3", Some("2"), json!({"type":"message","message":{"role":"user","content":"c","timestamp":9}}));
+    b.push_at(
+        "x",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"off","timestamp":9}}),
+    );
+    b.push_at(
+        "3",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"c","timestamp":9}}),
+    );
     b.push("l1", json!({"type":"label","targetId":"1","label":"start"}));
-    b.push("l2", json!({"type":"label","targetId":"x","label":"off path"}));
+    b.push(
+        "l2",
+        json!({"type":"label","targetId":"x","label":"off path"}),
+    );
     b.push("l3", json!({"type":"label","targetId":"3","label":"here"}));
     b.assistant("4", "d");
     let path = b.write().to_path_buf();
@@ -336,7 +426,10 @@ fn labels_survive_a_fork_and_off_path_labels_are_dropped() {
     let f = load_session(&forked.path).expect("load fork");
     // Path entries minus labels, re-chained, then one label entry per label on the path.
     let types: Vec<&str> = f.entries().iter().map(|e| e.type_name()).collect();
-    assert_eq!(types, ["message", "message", "message", "message", "label", "label"]);
+    assert_eq!(
+        types,
+        ["message", "message", "message", "message", "label", "label"]
+    );
     assert_eq!(ids(&f, &f.tree.path_to(3)), ["1", "2", "3", "4"]);
     assert_eq!(f.tree.labels["1"].text, "start");
     assert_eq!(f.tree.labels["3"].text, "here");
@@ -358,13 +451,23 @@ fn fork_extracts_the_path_with_unique_ids_and_one_header() {
     b.user("1", "a");
     b.assistant("2", "b");
     b.user("3", "c");
-    b.push_at("4", Some("2"), json!({"type":"message","message":{"role":"user","content":"d","timestamp":4}}));
+    b.push_at(
+        "4",
+        Some("2"),
+        json!({"type":"message","message":{"role":"user","content":"d","timestamp":4}}),
+    );
     b.assistant("5", "e");
     let path = b.write().to_path_buf();
     let f = load_session(&fork_session(&path, Some("2")).unwrap().path).unwrap();
-    assert_eq!(ids(&f, &(0..f.entries().len()).collect::<Vec<_>>()), ["1", "2"]);
+    assert_eq!(
+        ids(&f, &(0..f.entries().len()).collect::<Vec<_>>()),
+        ["1", "2"]
+    );
     let f = load_session(&fork_session(&path, Some("5")).unwrap().path).unwrap();
-    assert_eq!(ids(&f, &(0..f.entries().len()).collect::<Vec<_>>()), ["1", "2", "4", "5"]);
+    assert_eq!(
+        ids(&f, &(0..f.entries().len()).collect::<Vec<_>>()),
+        ["1", "2", "4", "5"]
+    );
     let text = fs::read_to_string(fork_session(&path, None).unwrap().path).unwrap();
     assert_eq!(text.matches("\"type\":\"session\"").count(), 1);
     assert!(fork_session(&path, Some("nope")).is_err());
@@ -413,7 +516,10 @@ fn file_operations_bad_files_load_nothing_and_malformed_lines_are_skipped() {
 fn custom_entry_is_a_tree_node_outside_the_context() {
     let mut b = Builder::new();
     b.user("1", "a");
-    b.push("c", json!({"type":"custom","customType":"my-ext","data":{"k":1}}));
+    b.push(
+        "c",
+        json!({"type":"custom","customType":"my-ext","data":{"k":1}}),
+    );
     b.assistant("2", "b");
     let s = b.load();
     assert_eq!(ids(&s, &s.tree.path_to(2)), ["1", "c", "2"]);
@@ -435,8 +541,17 @@ fn modified_is_the_last_user_or_assistant_message_time_not_the_mtime() {
     let info = scan_info(&path, Some(Dialect::Pi)).unwrap();
     assert_eq!(info.modified_ms, last_ms);
     // A rename written by grove does not bump it either.
-    append_entry(&path, NewEntry::Rename { name: "again".into() }).unwrap();
-    assert_eq!(scan_info(&path, Some(Dialect::Pi)).unwrap().modified_ms, last_ms);
+    append_entry(
+        &path,
+        NewEntry::Rename {
+            name: "again".into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        scan_info(&path, Some(Dialect::Pi)).unwrap().modified_ms,
+        last_ms
+    );
     // No messages: the header time.
     let b = Builder::new();
     let info = scan_info(b.write(), Some(Dialect::Pi)).unwrap();
