@@ -128,14 +128,14 @@ fn replay_settings(entries: &[Entry], path: &[usize], dialect: Dialect, ctx: &mu
                 }
             }
             EntryKind::Message => {
-                if let Some(m) = e.message() {
-                    if m.get("role").and_then(Value::as_str) == Some("assistant") {
-                        let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
-                        ctx.model = Some(ModelRef {
-                            provider: s("provider").to_owned(),
-                            model_id: s("model").to_owned(),
-                        });
-                    }
+                if let Some(m) = e.message()
+                    && m.get("role").and_then(Value::as_str) == Some("assistant")
+                {
+                    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+                    ctx.model = Some(ModelRef {
+                        provider: s("provider").to_owned(),
+                        model_id: s("model").to_owned(),
+                    });
                 }
             }
             _ => {}
@@ -248,10 +248,10 @@ fn build_pi(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     let mut edits: HashMap<&str, &Entry> = HashMap::new();
     for &i in path {
         let e = &entries[i];
-        if e.kind == EntryKind::ContextEdit {
-            if let Some(t) = e.str_field("targetId") {
-                edits.insert(t, e);
-            }
+        if e.kind == EntryKind::ContextEdit
+            && let Some(t) = e.str_field("targetId")
+        {
+            edits.insert(t, e);
         }
     }
     let compaction = path
@@ -354,10 +354,10 @@ fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     let b = &entries[path[bi]];
     ctx.entries.push(path[bi]);
     let mut kept: Vec<usize> = Vec::new();
-    if let Some(first_kept) = b.str_field("firstKeptEntryId") {
-        if let Some(start) = path[..bi].iter().position(|&i| entries[i].id == first_kept) {
-            kept.extend_from_slice(&path[start..bi]);
-        }
+    if let Some(first_kept) = b.str_field("firstKeptEntryId")
+        && let Some(start) = path[..bi].iter().position(|&i| entries[i].id == first_kept)
+    {
+        kept.extend_from_slice(&path[start..bi]);
     }
     ctx.entries.extend_from_slice(&kept);
     let kept_messages: Vec<Value> = kept
