@@ -72,7 +72,7 @@ fn writer_line(i: usize) -> String {
     message(
         &format!("w{i:07}"),
         Some(&parent),
-        if i % 2 == 0 { "user" } else { "assistant" },
+        if i.is_multiple_of(2) { "user" } else { "assistant" },
         &format!("writer line {i} {}", "x".repeat(i % 300)),
     )
 }
@@ -89,9 +89,9 @@ fn run_writer(path: &Path, count: usize, pause: Duration) {
 /// refused (a refusal is fine: the file was left alone).
 fn grove_appends(path: &Path, stop: &AtomicBool) -> (usize, usize) {
     let (mut ok, mut refused) = (0, 0);
-    let mut i = 0;
+    let mut i = 0usize;
     while !stop.load(Ordering::Relaxed) || ok == 0 {
-        let entry = if i % 3 == 0 {
+        let entry = if i.is_multiple_of(3) {
             rename(&format!("name {i}"))
         } else {
             label("m0000001", &format!("label {i}"))
