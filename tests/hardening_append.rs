@@ -72,7 +72,11 @@ fn writer_line(i: usize) -> String {
     message(
         &format!("w{i:07}"),
         Some(&parent),
-        if i.is_multiple_of(2) { "user" } else { "assistant" },
+        if i.is_multiple_of(2) {
+            "user"
+        } else {
+            "assistant"
+        },
         &format!("writer line {i} {}", "x".repeat(i % 300)),
     )
 }

@@ -59,7 +59,11 @@ pub fn chain(n: usize, first_parent: Option<&str>) -> Vec<String> {
     (0..n)
         .map(|i| {
             let id = format!("m{i:07x}");
-            let role = if i.is_multiple_of(2) { "user" } else { "assistant" };
+            let role = if i.is_multiple_of(2) {
+                "user"
+            } else {
+                "assistant"
+            };
             let line = message(&id, parent.as_deref(), role, &format!("message {i}"));
             parent = Some(id);
             line
