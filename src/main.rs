@@ -11,8 +11,17 @@ use grove::ui::sanitize::sanitize_line;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let Some(command) = cli.command else {
-        eprintln!("grove: the interactive browser is not built yet; see `grove --help`");
-        return ExitCode::from(2);
+        if let Err(e) = color_eyre::install() {
+            eprintln!("grove: {e}");
+        }
+        return match grove::app::run::run_browser(&cli.global) {
+            Ok(code) => code,
+            Err(e) => {
+                grove::app::run::restore_terminal();
+                eprintln!("grove: {}", sanitize_line(&format!("{e:#}")));
+                ExitCode::FAILURE
+            }
+        };
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

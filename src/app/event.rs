@@ -1,0 +1,118 @@
+//! Everything that can happen to the app, and everything the app asks the outside world to do.
+//!
+//! Input, background results and ticks all arrive as [`Event`]s on one channel;
+//! [`super::update::update`] turns them into state changes and [`Effect`]s, which the event
+//! loop ([`super::run`]) executes. `update` itself never does I/O.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::model::context::Dialect;
+use crate::model::search::{Query, Score};
+use crate::storage::roots::Skipped;
+use crate::storage::trash::Trashed;
+
+use super::preview::Preview;
+use super::state::{Liveness, SessionRecord, UndoItem};
+
+/// Progress of a scan.
+#[derive(Clone, Debug)]
+pub enum ScanUpdate {
+    /// The folders were listed: this many files will be read.
+    Found(usize),
+    /// Sessions read since the last update.
+    Sessions(Vec<Arc<SessionRecord>>),
+    /// Files that could not be read as sessions.
+    Failed(Vec<Skipped>),
+    /// Every file was read.
+    Done,
+}
+
+#[derive(Clone, Debug)]
+pub enum Event {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize(u16, u16),
+    Tick,
+    ScanResult {
+        generation: u64,
+        update: ScanUpdate,
+    },
+    SearchResult {
+        generation: u64,
+        /// Matching records (indices into the state's records) with their scores.
+        matches: Vec<(usize, Score)>,
+    },
+    PreviewLoaded {
+        path: PathBuf,
+        result: Result<Arc<Preview>, String>,
+    },
+    /// A newer preview request replaced this one before it was loaded.
+    PreviewCancelled {
+        path: PathBuf,
+    },
+    LiveChecked {
+        record: usize,
+        liveness: Liveness,
+    },
+    Renamed {
+        record: usize,
+        /// The session re-read after the append.
+        result: Result<Arc<SessionRecord>, String>,
+    },
+    Trashed {
+        record: usize,
+        result: Result<Trashed, String>,
+    },
+    DeletedPermanently {
+        record: usize,
+        result: Result<(), String>,
+    },
+    Restored {
+        item: UndoItem,
+        result: Result<(), String>,
+    },
+}
+
+/// A search to run off the UI thread.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    pub generation: u64,
+    pub query: Arc<Query>,
+    /// A snapshot of the records (cheap: shared pointers); result indices refer to it.
+    pub records: Vec<Arc<SessionRecord>>,
+}
+
+/// Work for the event loop.
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// List and read the session files; results come back as `ScanResult`s.
+    StartScan { generation: u64 },
+    RunSearch(SearchRequest),
+    LoadPreview { path: PathBuf, agent: Dialect },
+    /// Enter on a session: the session view (for now the full-screen preview) needs it loaded.
+    OpenSession { path: PathBuf, agent: Dialect },
+    /// Check whether an agent still writes the session (mtime, open file handles).
+    CheckLive { record: usize, path: PathBuf },
+    AppendRename {
+        record: usize,
+        path: PathBuf,
+        name: String,
+    },
+    TrashSession { record: usize, path: PathBuf },
+    /// Only after the second, explicit confirmation.
+    DeletePermanently { record: usize, path: PathBuf },
+    RestoreTrash(UndoItem),
+    /// `--print`: restore the terminal, print the path to stdout, exit 0.
+    Print(PathBuf),
+    /// Restore the terminal and run the session's agent in its folder.
+    LaunchAgent {
+        path: PathBuf,
+        agent: Dialect,
+        cwd: PathBuf,
+    },
+    Quit { code: u8 },
+}
