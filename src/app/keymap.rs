@@ -89,7 +89,7 @@ impl Action {
             Action::Resume => (
                 "resume",
                 Some("resume"),
-                "resume in its agent (pi / atomic) in the session's folder",
+                "resume it in its agent (pi / atomic)",
                 BOTH,
             ),
             Action::ToggleScope => (
@@ -121,20 +121,20 @@ impl Action {
             Action::Delete => (
                 "delete",
                 Some("delete"),
-                "move the session to the trash (asks first)",
+                "move to the trash (asks first)",
                 PICKER,
             ),
             Action::Undo => (
                 "undo",
                 Some("undo"),
-                "restore the last session deleted in this run",
+                "restore the last deleted session",
                 PICKER,
             ),
             Action::Help => ("help", Some("help"), "this help", BOTH),
             Action::Back => (
                 "back",
                 None,
-                "clear the search, else quit (view: back to the list)",
+                "clear the search, else quit (view: back)",
                 BOTH,
             ),
             Action::Quit => ("quit", None, "quit", BOTH),

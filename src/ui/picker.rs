@@ -116,8 +116,8 @@ fn status_line(state: &AppState) -> Line<'static> {
                 "Delete session? [Enter] move to trash · [Esc] cancel",
                 t.error.add_modifier(Modifier::BOLD),
             )];
-            if let Liveness::Live(why) = live {
-                spans.push(Span::styled(format!("  ⚠ looks live: {why}"), t.warning));
+            if matches!(live, Liveness::Live(_)) {
+                spans.push(Span::styled("  ⚠ looks live", t.warning));
             }
             return Line::from(spans);
         }
