@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const PR_FILE: &str =
-    "atomic-agent/sessions/--home-demo-code-tern--/2026-11-10T12-08-19-644Z_01a1c55b-f1bc-7b0a-b4b2-2704dd7911f1.jsonl";
+const PR_FILE: &str = "atomic-agent/sessions/--home-demo-code-tern--/2026-11-10T12-08-19-644Z_01a1c55b-f1bc-7b0a-b4b2-2704dd7911f1.jsonl";
 
 struct Tmux {
     socket: String,
@@ -24,7 +23,8 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout).into_owned()
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
+            .into_owned()
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -106,9 +106,23 @@ fn search_rename_delete_undo_quit() {
         socket: format!("grove-e2e-{}", std::process::id()),
     };
     let out = tmux.cmd(&[
-        "-f", "/dev/null", "new-session", "-d", "-s", "grove", "-x", "120", "-y", "35", &command,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "grove",
+        "-x",
+        "120",
+        "-y",
+        "35",
+        &command,
     ]);
-    assert!(out.status.success(), "tmux: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "tmux: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // Everything loaded.
     tmux.wait_for("PR #42 review: colour output");

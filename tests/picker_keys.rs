@@ -21,7 +21,10 @@ fn loaded() -> Harness {
 #[test]
 fn starts_with_a_scan_and_an_empty_list() {
     let h = Harness::new(100, 30);
-    assert!(matches!(h.effects.as_slice(), [Effect::StartScan { generation: 1 }]));
+    assert!(matches!(
+        h.effects.as_slice(),
+        [Effect::StartScan { generation: 1 }]
+    ));
     assert!(h.state.picker.rows.is_empty());
     assert!(!h.state.picker.loading.done);
 }
@@ -122,13 +125,19 @@ fn tab_ctrl_s_ctrl_n_ctrl_p_switch_views() {
 fn typing_searches_off_thread_and_drops_stale_results() {
     let mut h = loaded();
     h.key(KeyCode::Tab);
-    h.raw(Event::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE)));
+    h.raw(Event::Key(KeyEvent::new(
+        KeyCode::Char('d'),
+        KeyModifiers::NONE,
+    )));
     let first = match h.take_effects().as_slice() {
         [Effect::RunSearch(req)] => req.clone(),
         other => panic!("expected one search, got {other:?}"),
     };
     assert!(h.state.picker.search.pending);
-    h.raw(Event::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)));
+    h.raw(Event::Key(KeyEvent::new(
+        KeyCode::Char('a'),
+        KeyModifiers::NONE,
+    )));
     let second = match h.take_effects().as_slice() {
         [Effect::RunSearch(req)] => req.clone(),
         other => panic!("expected one search, got {other:?}"),
@@ -189,9 +198,15 @@ fn esc_clears_the_query_then_quits() {
     assert_eq!(h.titles().len(), 5);
     assert!(h.take_effects().is_empty());
     h.key(KeyCode::Esc);
-    assert!(matches!(h.take_effects().as_slice(), [Effect::Quit { code: 0 }]));
+    assert!(matches!(
+        h.take_effects().as_slice(),
+        [Effect::Quit { code: 0 }]
+    ));
     h.ctrl('c');
-    assert!(matches!(h.take_effects().as_slice(), [Effect::Quit { code: 0 }]));
+    assert!(matches!(
+        h.take_effects().as_slice(),
+        [Effect::Quit { code: 0 }]
+    ));
 }
 
 #[test]
@@ -211,7 +226,10 @@ fn print_mode_enter_prints_and_esc_exits_1() {
         "{fx:?}"
     );
     h.key(KeyCode::Esc);
-    assert!(matches!(h.take_effects().as_slice(), [Effect::Quit { code: 1 }]));
+    assert!(matches!(
+        h.take_effects().as_slice(),
+        [Effect::Quit { code: 1 }]
+    ));
 }
 
 #[test]
@@ -220,7 +238,10 @@ fn enter_opens_the_session_screen_and_esc_returns() {
     h.auto_preview = false;
     h.key(KeyCode::Enter);
     assert!(matches!(h.state.screen, Screen::Session { scroll: 0, .. }));
-    assert!(matches!(h.take_effects().as_slice(), [Effect::OpenSession { .. }]));
+    assert!(matches!(
+        h.take_effects().as_slice(),
+        [Effect::OpenSession { .. }]
+    ));
     h.ctrl('o');
     let fx = h.take_effects();
     assert!(
@@ -244,7 +265,12 @@ fn preview_loads_for_the_selection_when_wide_enough() {
     let mut narrow = Harness::new(100, 30);
     narrow.auto_preview = false;
     narrow.load(fixtures());
-    assert!(!narrow.take_effects().iter().any(|e| matches!(e, Effect::LoadPreview { .. })));
+    assert!(
+        !narrow
+            .take_effects()
+            .iter()
+            .any(|e| matches!(e, Effect::LoadPreview { .. }))
+    );
 }
 
 #[test]
@@ -285,7 +311,9 @@ fn rename_prefills_saves_and_cancels() {
     assert!(h.state.status.as_ref().unwrap().text.contains("Renamed"));
 }
 
-fn record_arc(i: grove::model::info::SessionInfo) -> std::sync::Arc<grove::app::state::SessionRecord> {
+fn record_arc(
+    i: grove::model::info::SessionInfo,
+) -> std::sync::Arc<grove::app::state::SessionRecord> {
     record(i)
 }
 
@@ -301,7 +329,10 @@ fn delete_confirms_trashes_and_undo_restores() {
             live: Liveness::Checking
         }
     );
-    assert!(matches!(h.take_effects().as_slice(), [Effect::CheckLive { .. }]));
+    assert!(matches!(
+        h.take_effects().as_slice(),
+        [Effect::CheckLive { .. }]
+    ));
     h.send(Event::LiveChecked {
         record,
         liveness: Liveness::Live("written 5s ago".into()),
@@ -316,7 +347,10 @@ fn delete_confirms_trashes_and_undo_restores() {
     assert_eq!(h.state.mode, Mode::Deleting { record });
     let path = session_path("aaaa1111", CURRENT);
     let fx = h.take_effects();
-    assert!(matches!(fx.as_slice(), [Effect::TrashSession { path: p, .. }] if *p == path), "{fx:?}");
+    assert!(
+        matches!(fx.as_slice(), [Effect::TrashSession { path: p, .. }] if *p == path),
+        "{fx:?}"
+    );
     let trashed = Trashed {
         paths: vec![path.clone()],
     };
@@ -326,7 +360,14 @@ fn delete_confirms_trashes_and_undo_restores() {
     });
     assert_eq!(h.state.mode, Mode::Normal);
     assert_eq!(h.titles().len(), 4);
-    assert!(h.state.status.as_ref().unwrap().text.contains("moved to trash"));
+    assert!(
+        h.state
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("moved to trash")
+    );
     h.ctrl('z');
     let item = match h.take_effects().as_slice() {
         [Effect::RestoreTrash(item)] => item.clone(),
@@ -338,10 +379,20 @@ fn delete_confirms_trashes_and_undo_restores() {
         result: Ok(()),
     });
     assert_eq!(h.titles().len(), 5);
-    assert_eq!(h.selected_title().as_deref(), Some("Fix the flaky CI job on macOS runners"));
+    assert_eq!(
+        h.selected_title().as_deref(),
+        Some("Fix the flaky CI job on macOS runners")
+    );
     h.ctrl('z');
     assert!(h.take_effects().is_empty());
-    assert!(h.state.status.as_ref().unwrap().text.contains("Nothing to undo"));
+    assert!(
+        h.state
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Nothing to undo")
+    );
 }
 
 #[test]
@@ -382,7 +433,10 @@ fn trash_failure_needs_a_second_explicit_confirmation() {
     });
     h.key(KeyCode::Char('y'));
     let fx = h.take_effects();
-    assert!(matches!(fx.as_slice(), [Effect::DeletePermanently { .. }]), "{fx:?}");
+    assert!(
+        matches!(fx.as_slice(), [Effect::DeletePermanently { .. }]),
+        "{fx:?}"
+    );
     h.send(Event::DeletedPermanently {
         record,
         result: Ok(()),
@@ -419,11 +473,17 @@ fn status_messages_expire_on_ticks() {
 fn empty_list_messages_follow_the_filters() {
     let mut h = Harness::new(100, 30);
     h.load(vec![]);
-    assert!(h.render().contains("No sessions in current folder. Press tab to view all."));
+    assert!(
+        h.render()
+            .contains("No sessions in current folder. Press tab to view all.")
+    );
     h.ctrl('n');
     assert!(h.render().contains("No named sessions in current folder."));
     h.key(KeyCode::Tab);
-    assert!(h.render().contains("No named sessions found. Press ctrl+n to show all."));
+    assert!(
+        h.render()
+            .contains("No named sessions found. Press ctrl+n to show all.")
+    );
 }
 
 #[test]

@@ -16,9 +16,7 @@ use grove::model::info::{SessionInfo, WorkflowInfo};
 use grove::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 /// 2026-11-30T12:00:00Z, the "now" of every snapshot.
 pub const NOW: i64 = 1_796_040_000_000;
@@ -29,7 +27,9 @@ pub const CURRENT: &str = "/home/u/code/app";
 
 pub fn session_path(id: &str, cwd: &str) -> PathBuf {
     let dir = format!("--{}--", cwd.trim_start_matches('/').replace('/', "-"));
-    PathBuf::from(format!("/home/u/.pi/agent/sessions/{dir}/2026-11-01T00-00-00-000Z_{id}.jsonl"))
+    PathBuf::from(format!(
+        "/home/u/.pi/agent/sessions/{dir}/2026-11-01T00-00-00-000Z_{id}.jsonl"
+    ))
 }
 
 /// A session with the fields the picker shows.
@@ -87,7 +87,13 @@ pub fn fixtures() -> Vec<Arc<SessionRecord>> {
         9,
     );
     c.parent_session_path = Some(b.path.to_string_lossy().into_owned());
-    let d = info("dddd4444", "Add a dark mode toggle", "/home/u/code/web", 2 * DAY, 21);
+    let d = info(
+        "dddd4444",
+        "Add a dark mode toggle",
+        "/home/u/code/web",
+        2 * DAY,
+        21,
+    );
     let e = info(
         "eeee5555",
         "Paste from terminal: \u{1b}[31mred\u{1b}[0m alert \u{202e}spoof",
@@ -102,10 +108,22 @@ pub fn fixtures() -> Vec<Arc<SessionRecord>> {
         stage_id: "s".into(),
         stage_name: "plan".into(),
     });
-    let mut g = info("99997777", "try a new parser", "/home/u/code/app", 130 * DAY, 48);
+    let mut g = info(
+        "99997777",
+        "try a new parser",
+        "/home/u/code/app",
+        130 * DAY,
+        48,
+    );
     g.name = Some("Old experiment".into());
     g.has_name = true;
-    let h = info("88889999", "Write the README", "/home/u/code/web", 400 * DAY, 3);
+    let h = info(
+        "88889999",
+        "Write the README",
+        "/home/u/code/web",
+        400 * DAY,
+        3,
+    );
     [a, b, c, d, e, f, g, h].into_iter().map(record).collect()
 }
 
@@ -236,7 +254,10 @@ impl Harness {
     }
 
     pub fn ctrl(&mut self, c: char) {
-        self.send(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)));
+        self.send(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        )));
     }
 
     pub fn type_str(&mut self, s: &str) {

@@ -90,21 +90,38 @@ pub struct SearchRequest {
 #[derive(Clone, Debug)]
 pub enum Effect {
     /// List and read the session files; results come back as `ScanResult`s.
-    StartScan { generation: u64 },
+    StartScan {
+        generation: u64,
+    },
     RunSearch(SearchRequest),
-    LoadPreview { path: PathBuf, agent: Dialect },
+    LoadPreview {
+        path: PathBuf,
+        agent: Dialect,
+    },
     /// Enter on a session: the session view (for now the full-screen preview) needs it loaded.
-    OpenSession { path: PathBuf, agent: Dialect },
+    OpenSession {
+        path: PathBuf,
+        agent: Dialect,
+    },
     /// Check whether an agent still writes the session (mtime, open file handles).
-    CheckLive { record: usize, path: PathBuf },
+    CheckLive {
+        record: usize,
+        path: PathBuf,
+    },
     AppendRename {
         record: usize,
         path: PathBuf,
         name: String,
     },
-    TrashSession { record: usize, path: PathBuf },
+    TrashSession {
+        record: usize,
+        path: PathBuf,
+    },
     /// Only after the second, explicit confirmation.
-    DeletePermanently { record: usize, path: PathBuf },
+    DeletePermanently {
+        record: usize,
+        path: PathBuf,
+    },
     RestoreTrash(UndoItem),
     /// `--print`: restore the terminal, print the path to stdout, exit 0.
     Print(PathBuf),
@@ -114,5 +131,7 @@ pub enum Effect {
         agent: Dialect,
         cwd: PathBuf,
     },
-    Quit { code: u8 },
+    Quit {
+        code: u8,
+    },
 }

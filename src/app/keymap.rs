@@ -175,7 +175,8 @@ impl KeySpec {
     /// The spec of a pressed key, normalised so that `?` matches whether or not the terminal
     /// reports Shift with it.
     pub fn from_event(key: &KeyEvent) -> Self {
-        let mut modifiers = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let mut modifiers =
+            key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match key.code {
             KeyCode::Char(c) => {
                 modifiers.remove(KeyModifiers::SHIFT);
@@ -232,7 +233,10 @@ impl KeySpec {
             "home" => KeyCode::Home,
             "end" => KeyCode::End,
             "space" => KeyCode::Char(' '),
-            f if f.starts_with('f') && f.len() > 1 && f[1..].chars().all(|c| c.is_ascii_digit()) => {
+            f if f.starts_with('f')
+                && f.len() > 1
+                && f[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
                 let n: u8 = f[1..].parse().map_err(|_| format!("bad key `{s}`"))?;
                 KeyCode::F(n)
             }
@@ -438,7 +442,10 @@ mod tests {
         }
         assert_eq!(KeySpec::parse("Ctrl+S").unwrap(), KeySpec::ctrl('s'));
         assert!(KeySpec::parse("hyper+x").is_err());
-        assert_eq!(KeySpec::parse("+").unwrap(), KeySpec::plain(KeyCode::Char('+')));
+        assert_eq!(
+            KeySpec::parse("+").unwrap(),
+            KeySpec::plain(KeyCode::Char('+'))
+        );
     }
 
     #[test]
@@ -459,8 +466,14 @@ mod tests {
         assert_eq!(problems.len(), 1);
         let e = KeyEvent::new(KeyCode::Char('e'), KeyModifiers::CONTROL);
         let r = KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL);
-        assert_eq!(km.lookup(&e, KeyContext::Picker, true), Some(Action::Rename));
+        assert_eq!(
+            km.lookup(&e, KeyContext::Picker, true),
+            Some(Action::Rename)
+        );
         assert_eq!(km.lookup(&r, KeyContext::Picker, true), None);
-        assert!(km.hints(KeyContext::Picker).contains(&("ctrl+e".to_owned(), "rename")));
+        assert!(
+            km.hints(KeyContext::Picker)
+                .contains(&("ctrl+e".to_owned(), "rename"))
+        );
     }
 }

@@ -105,6 +105,9 @@ pub fn reduce_message(message: &Value) -> Option<PreviewMessage> {
     }
     let role = match role {
         "toolResult" => "tool",
+        "compactionSummary" => "compaction summary",
+        "branchSummary" => "branch summary",
+        "bashExecution" => "shell",
         "" => "message",
         r => r,
     };

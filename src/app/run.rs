@@ -105,8 +105,13 @@ fn setup_terminal() -> Result<(Term, TerminalGuard)> {
     enable_raw_mode().wrap_err("cannot switch the terminal to raw mode")?;
     let guard = TerminalGuard;
     let mut w = ui_writer();
-    execute!(w, EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste)
-        .wrap_err("cannot set up the terminal")?;
+    execute!(
+        w,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+    .wrap_err("cannot set up the terminal")?;
     let terminal = Terminal::new(CrosstermBackend::new(ui_writer()))?;
     Ok((terminal, guard))
 }
@@ -218,10 +223,12 @@ impl Runner {
             Effect::LoadPreview { path, agent } | Effect::OpenSession { path, agent } => {
                 let _ = self.preview_tx.send((path, agent));
             }
-            Effect::CheckLive { record, path } => background(&self.tx, move || Event::LiveChecked {
-                record,
-                liveness: check_liveness(&path, SystemTime::now()),
-            }),
+            Effect::CheckLive { record, path } => {
+                background(&self.tx, move || Event::LiveChecked {
+                    record,
+                    liveness: check_liveness(&path, SystemTime::now()),
+                })
+            }
             Effect::AppendRename { record, path, name } => {
                 let current_dir = self.current_dir.clone();
                 background(&self.tx, move || Event::Renamed {
@@ -255,7 +262,11 @@ impl Runner {
     }
 }
 
-fn rename(path: &Path, name: String, current_dir: Option<&Path>) -> Result<Arc<SessionRecord>, String> {
+fn rename(
+    path: &Path,
+    name: String,
+    current_dir: Option<&Path>,
+) -> Result<Arc<SessionRecord>, String> {
     let before = scan_info(path, None).map_err(|e| e.to_string())?;
     append_entry(path, NewEntry::Rename { name }).map_err(|e| e.to_string())?;
     let info = scan_info(path, Some(before.agent)).map_err(|e| e.to_string())?;
@@ -399,5 +410,7 @@ fn launch(config: &Config, path: &Path, agent: Dialect, cwd: &Path) -> Result<Ex
             sanitize_line(&path.to_string_lossy())
         )
     })?;
-    Ok(ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8))
+    Ok(ExitCode::from(
+        status.code().unwrap_or(1).clamp(0, 255) as u8
+    ))
 }

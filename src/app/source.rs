@@ -84,8 +84,7 @@ impl SessionSource for FileSource {
                 Ok(Err(s)) => failed.push(s),
                 Err(_) => {}
             }
-            if listening
-                && (finished || batch.len() >= BATCH_SIZE || since.elapsed() >= BATCH_AGE)
+            if listening && (finished || batch.len() >= BATCH_SIZE || since.elapsed() >= BATCH_AGE)
             {
                 if !failed.is_empty() {
                     listening = sink(ScanUpdate::Failed(std::mem::take(&mut failed)));

@@ -76,7 +76,10 @@ impl SessionRecord {
     }
 
     pub fn is_named(&self) -> bool {
-        self.info.name.as_deref().is_some_and(|n| !n.trim().is_empty())
+        self.info
+            .name
+            .as_deref()
+            .is_some_and(|n| !n.trim().is_empty())
     }
 }
 
@@ -138,7 +141,10 @@ pub enum NameFilter {
 pub enum Screen {
     Picker,
     /// One session full-screen. Until the session view exists, this shows the preview.
-    Session { record: usize, scroll: u16 },
+    Session {
+        record: usize,
+        scroll: u16,
+    },
 }
 
 /// Whether a session looks like an agent is still writing it.
@@ -155,12 +161,23 @@ pub enum Liveness {
 pub enum Mode {
     Normal,
     Help,
-    Rename { record: usize, input: TextInput },
-    ConfirmDelete { record: usize, live: Liveness },
+    Rename {
+        record: usize,
+        input: TextInput,
+    },
+    ConfirmDelete {
+        record: usize,
+        live: Liveness,
+    },
     /// The trash move is running.
-    Deleting { record: usize },
+    Deleting {
+        record: usize,
+    },
     /// The trash failed; permanent deletion needs this second, explicit confirmation.
-    ConfirmPermanent { record: usize, error: String },
+    ConfirmPermanent {
+        record: usize,
+        error: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -384,7 +401,9 @@ impl PickerState {
     /// Recomputes the rows from records, filters, sort and search results, keeping the
     /// selection on the same session when it is still listed.
     pub fn rebuild_rows(&mut self) {
-        let listed: Vec<usize> = (0..self.records.len()).filter(|&i| self.listed(i)).collect();
+        let listed: Vec<usize> = (0..self.records.len())
+            .filter(|&i| self.listed(i))
+            .collect();
         self.rows = if !self.has_query() {
             match self.sort {
                 SortMode::Threaded => threaded_rows(&self.records, &listed),
@@ -485,9 +504,17 @@ fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, u
         let parent = Path::new(parent);
         let found = by_path
             .get(parent)
-            .or_else(|| r.canonical_parent.as_deref().and_then(|c| by_canonical.get(c)))
+            .or_else(|| {
+                r.canonical_parent
+                    .as_deref()
+                    .and_then(|c| by_canonical.get(c))
+            })
             .copied()
-            .or_else(|| parent.file_name().and_then(|n| by_name.get(n).copied().flatten()));
+            .or_else(|| {
+                parent
+                    .file_name()
+                    .and_then(|n| by_name.get(n).copied().flatten())
+            });
         if let Some(p) = found
             && p != i
         {

@@ -160,7 +160,11 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
                 if let Some(pos) = state.picker.rows.iter().position(|r| r.record == record) {
                     state.picker.select(pos);
                 }
-                set_status(state, "Session restored from the trash".into(), StatusKind::Ok);
+                set_status(
+                    state,
+                    "Session restored from the trash".into(),
+                    StatusKind::Ok,
+                );
             }
             Err(e) => {
                 state.undo.push(item);
@@ -276,8 +280,7 @@ fn list_height(state: &AppState) -> usize {
 }
 
 fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
-    let is_ctrl_c =
-        key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+    let is_ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
     match &mut state.mode {
         Mode::Help => {
             state.mode = Mode::Normal;
@@ -406,7 +409,8 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
         Action::TogglePreview => picker.show_preview = !picker.show_preview,
         Action::Rename => {
             let Some(r) = state.selected() else { return };
-            let input = super::text_input::TextInput::with_text(r.info.name.as_deref().unwrap_or(""));
+            let input =
+                super::text_input::TextInput::with_text(r.info.name.as_deref().unwrap_or(""));
             let record = state.picker.rows[state.picker.selected].record;
             state.mode = Mode::Rename { record, input };
         }

@@ -30,10 +30,18 @@ fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(style)
-        .title(Span::styled(format!(" {title} "), style.add_modifier(Modifier::BOLD)));
+        .title(Span::styled(
+            format!(" {title} "),
+            style.add_modifier(Modifier::BOLD),
+        ));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    Rect::new(inner.x + 1, inner.y, inner.width.saturating_sub(2), inner.height)
+    Rect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(2),
+        inner.height,
+    )
 }
 
 /// Draws the dialog of the current mode, if it has one.
@@ -59,7 +67,9 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
             frame.set_cursor_position(Position::new(x, inner.y));
         }
         Mode::ConfirmDelete { record, live } => {
-            let Some(rec) = state.record(*record) else { return };
+            let Some(rec) = state.record(*record) else {
+                return;
+            };
             let width = (area.width.min(100) as usize).saturating_sub(4);
             let path = rec.info.path.to_string_lossy();
             let mut lines = vec![

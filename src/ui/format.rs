@@ -177,7 +177,10 @@ mod tests {
     #[test]
     fn paths_and_wrap() {
         assert_eq!(shorten_home("/home/u/x", Some("/home/u")), "~/x");
-        assert_eq!(shorten_home("/home/user/x", Some("/home/u")), "/home/user/x");
+        assert_eq!(
+            shorten_home("/home/user/x", Some("/home/u")),
+            "/home/user/x"
+        );
         assert_eq!(truncate_left("/home/demo/code/tern", 10), "…code/tern");
         assert_eq!(
             wrap_text("hello wide world\nnext", 11),

@@ -30,7 +30,10 @@ pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState) {
         .collect();
     if context == KeyContext::Picker {
         lines.push(Line::raw(""));
-        lines.push(Line::styled("Search", t.accent.add_modifier(Modifier::BOLD)));
+        lines.push(Line::styled(
+            "Search",
+            t.accent.add_modifier(Modifier::BOLD),
+        ));
         for (syntax, desc) in [
             ("words", "fuzzy; every word must match"),
             ("\"a phrase\"", "exact phrase (spaces normalised)"),
@@ -65,6 +68,11 @@ pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState) {
         .title(" Keys ");
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
-    let inner = Rect::new(inner.x + 1, inner.y, inner.width.saturating_sub(1), inner.height);
+    let inner = Rect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(1),
+        inner.height,
+    );
     frame.render_widget(Paragraph::new(lines), inner);
 }

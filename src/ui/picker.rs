@@ -271,7 +271,8 @@ pub fn row_line(
     let limit = (width / 3).max(12);
     if p.show_path {
         let path = info.path.to_string_lossy();
-        right_parts.push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
+        right_parts
+            .push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
     }
     if p.scope == Scope::All && !info.cwd.is_empty() {
         right_parts.push(
@@ -341,7 +342,10 @@ fn highlighted(text: &str, ranges: &[Range<usize>], base: Style, hit: Style) -> 
     for r in ranges {
         let start = r.start.min(text.len());
         let end = r.end.min(text.len());
-        if start >= end || start < pos || !text.is_char_boundary(start) || !text.is_char_boundary(end)
+        if start >= end
+            || start < pos
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
         {
             continue;
         }

@@ -45,7 +45,11 @@ fn meta_lines(
     for l in wrap_text(info.title(), width).into_iter().take(3) {
         lines.push(Line::styled(l, title_style));
     }
-    lines.push(field("cwd", one_line(&shorten_home(&info.cwd, home), value_w), t));
+    lines.push(field(
+        "cwd",
+        one_line(&shorten_home(&info.cwd, home), value_w),
+        t,
+    ));
     let mut agent = format!("{} · v{}", info.agent, info.version);
     if let Some(w) = &info.workflow {
         agent.push_str(&format!(" · workflow stage {}", w.stage_name));
@@ -68,7 +72,11 @@ fn meta_lines(
     if info.total_tokens > 0 || info.cost > 0.0 {
         lines.push(field(
             "usage",
-            format!("{} tokens · ${:.2}", human_count(info.total_tokens), info.cost),
+            format!(
+                "{} tokens · ${:.2}",
+                human_count(info.total_tokens),
+                info.cost
+            ),
             t,
         ));
     }
@@ -119,7 +127,11 @@ fn message_lines(
     match slot {
         None | Some(PreviewSlot::Loading) => lines.push(Line::styled("Loading…", t.muted)),
         Some(PreviewSlot::Failed(e)) => {
-            lines.extend(wrap_text(e, width).into_iter().map(|l| Line::styled(l, t.error)));
+            lines.extend(
+                wrap_text(e, width)
+                    .into_iter()
+                    .map(|l| Line::styled(l, t.error)),
+            );
         }
         Some(PreviewSlot::Ready(p)) => {
             if p.messages.is_empty() {
@@ -237,8 +249,12 @@ pub fn draw_session_screen(frame: &mut Frame, area: Rect, state: &AppState) {
         .collect();
     frame.render_widget(Paragraph::new(shown), body);
     let footer = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
-    let mut hints =
-        super::picker::footer_line(&state.keymap, KeyContext::View, t, area.width.saturating_sub(14));
+    let mut hints = super::picker::footer_line(
+        &state.keymap,
+        KeyContext::View,
+        t,
+        area.width.saturating_sub(14),
+    );
     hints.spans.insert(0, Span::styled("esc back · ", t.muted));
     frame.render_widget(Paragraph::new(hints), footer);
 }
