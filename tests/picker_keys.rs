@@ -3,8 +3,6 @@
 #[path = "picker_support.rs"]
 mod support;
 
-use std::path::PathBuf;
-
 use grove::app::event::{Effect, Event, ScanUpdate};
 use grove::app::state::{Liveness, Mode, NameFilter, Options, Scope, Screen, SortMode};
 use grove::storage::trash::Trashed;
@@ -245,7 +243,7 @@ fn enter_opens_the_session_screen_and_esc_returns() {
     h.ctrl('o');
     let fx = h.take_effects();
     assert!(
-        matches!(fx.as_slice(), [Effect::LaunchAgent { cwd, .. }] if *cwd == PathBuf::from(CURRENT)),
+        matches!(fx.as_slice(), [Effect::LaunchAgent { cwd, .. }] if cwd.as_path() == std::path::Path::new(CURRENT)),
         "{fx:?}"
     );
     h.key(KeyCode::Esc);
