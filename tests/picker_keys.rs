@@ -490,3 +490,28 @@ fn tiny_terminals_get_a_message() {
     h.send(Event::Resize(30, 6));
     assert!(h.render().contains("too small"));
 }
+
+#[test]
+fn forks_match_parents_by_file_name_when_paths_moved_and_cycles_break() {
+    // A copied session folder: the header names the parent's old absolute path.
+    let parent = info("p0000001", "parent session", CURRENT, 3 * DAY, 5);
+    let mut child = info("c0000001", "forked session", CURRENT, 2 * DAY, 7);
+    let moved = format!(
+        "/elsewhere/.pi/agent/sessions/x/{}",
+        parent.path.file_name().unwrap().to_string_lossy()
+    );
+    child.parent_session_path = Some(moved);
+    // Two sessions naming each other must both stay visible.
+    let mut a = info("a0000001", "cycle a", CURRENT, 4 * DAY, 1);
+    let mut b = info("b0000001", "cycle b", CURRENT, 5 * DAY, 1);
+    a.parent_session_path = Some(b.path.to_string_lossy().into_owned());
+    b.parent_session_path = Some(a.path.to_string_lossy().into_owned());
+    let mut h = Harness::new(100, 30);
+    h.load([parent, child, a, b].into_iter().map(record).collect());
+    assert_eq!(h.titles()[0], "parent session");
+    assert_eq!(h.titles()[1], "forked session");
+    assert_eq!(h.state.picker.rows[1].prefix, "   └─ ");
+    assert_eq!(h.titles().len(), 4);
+    assert!(h.titles().contains(&"cycle a".to_owned()));
+    assert!(h.titles().contains(&"cycle b".to_owned()));
+}
