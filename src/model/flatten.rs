@@ -52,7 +52,11 @@ impl FilterMode {
     pub fn cycle(self, forward: bool) -> Self {
         let i = Self::CYCLE.iter().position(|&m| m == self).unwrap_or(0);
         let n = Self::CYCLE.len();
-        Self::CYCLE[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+        Self::CYCLE[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
     }
 
     /// The footer tag pi shows (` [no-tools]`, …); empty for the default.
@@ -612,7 +616,10 @@ impl TreeNav {
     pub fn window(&self, height: usize) -> std::ops::Range<usize> {
         let n = self.rows.len();
         let half = height / 2;
-        let start = self.selected.saturating_sub(half).min(n.saturating_sub(height));
+        let start = self
+            .selected
+            .saturating_sub(half)
+            .min(n.saturating_sub(height));
         start..(start + height).min(n)
     }
 
@@ -698,6 +705,13 @@ impl TreeNav {
             return;
         }
         self.query = query.to_owned();
+        self.folded.clear();
+        self.apply(session);
+    }
+
+    /// pi's Esc with a query: clears the query and every fold.
+    pub fn clear_query_and_folds(&mut self, session: &Session) {
+        self.query.clear();
         self.folded.clear();
         self.apply(session);
     }
@@ -937,7 +951,11 @@ pub fn format_tool_call(name: &str, args: &Value, home: Option<&str>) -> String 
     };
     let path_or = |default: &str| {
         let p = arg_str("path");
-        let p = if p.is_empty() { arg_str("file_path") } else { p };
+        let p = if p.is_empty() {
+            arg_str("file_path")
+        } else {
+            p
+        };
         shorten(if p.is_empty() { default } else { &p })
     };
     match name {
@@ -997,11 +1015,7 @@ pub fn format_tool_call(name: &str, args: &Value, home: Option<&str>) -> String 
 
 /// The one-line text of an entry's row (pi `getEntryDisplayText`, plus Atomic and pi 1.6.0
 /// types, and a visible tag for types pi leaves blank). Sanitised.
-pub fn row_text(
-    e: &Entry,
-    tool_calls: &HashMap<String, ToolCall>,
-    home: Option<&str>,
-) -> RowText {
+pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<&str>) -> RowText {
     let mut t = RowText::default();
     let clean = |s: &str| sanitize_line(&normalize(s)).into_owned();
     let field = |k: &str| e.str_field(k).unwrap_or("");
@@ -1072,8 +1086,13 @@ pub fn row_text(
                 .raw
                 .get("tokensBefore")
                 .and_then(Value::as_f64)
-                .map_or("?".to_owned(), |n| format!("{}", (n / 1000.0).round() as i64));
-            t.push(RowStyle::Compaction, format!("[compaction: {tokens}k tokens]"));
+                .map_or("?".to_owned(), |n| {
+                    format!("{}", (n / 1000.0).round() as i64)
+                });
+            t.push(
+                RowStyle::Compaction,
+                format!("[compaction: {tokens}k tokens]"),
+            );
         }
         EntryKind::BranchSummary => {
             t.push(RowStyle::Warning, "[branch summary]: ");
@@ -1084,14 +1103,20 @@ pub fn row_text(
             t.push(RowStyle::Plain, clean(field("summary")));
         }
         EntryKind::ModelChange => {
-            t.push(RowStyle::Dim, format!("[model: {}]", clean(field("modelId"))));
+            t.push(
+                RowStyle::Dim,
+                format!("[model: {}]", clean(field("modelId"))),
+            );
         }
         EntryKind::ThinkingLevelChange => t.push(
             RowStyle::Dim,
             format!("[thinking: {}]", clean(field("thinkingLevel"))),
         ),
         EntryKind::Custom => {
-            t.push(RowStyle::Dim, format!("[custom: {}]", clean(field("customType"))));
+            t.push(
+                RowStyle::Dim,
+                format!("[custom: {}]", clean(field("customType"))),
+            );
         }
         EntryKind::Label => {
             let label = e.str_field("label").filter(|l| !l.is_empty());
@@ -1215,7 +1240,11 @@ mod tests {
         assert_eq!(text(2), "[read: ~/x.rs:5-14]");
         assert_eq!(text(3), "[compaction: 50k tokens]");
         assert_eq!(
-            format_tool_call("bash", &serde_json::json!({"command": "x".repeat(60)}), None),
+            format_tool_call(
+                "bash",
+                &serde_json::json!({"command": "x".repeat(60)}),
+                None
+            ),
             format!("[bash: {}...]", "x".repeat(50))
         );
     }
