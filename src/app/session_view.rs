@@ -790,15 +790,17 @@ impl SessionViewState {
         }
     }
 
-    /// The leaf on disk, looking through grove's own check-out entries (which sit right
-    /// after the entry they moved the leaf to).
+    /// The leaf on disk, looking through trailing entries that change nothing the agent
+    /// resumes with: labels, names and grove's own check-out entries.
     pub fn effective_leaf(&self) -> Option<usize> {
+        use crate::model::entry::EntryKind;
         let mut leaf = self.session.tree.leaf?;
         for _ in 0..self.session.entries().len() {
             let e = self.session.entry(leaf)?;
-            let is_checkout = e.kind == crate::model::entry::EntryKind::Custom
-                && e.str_field("customType") == Some("grove.checkout");
-            match (is_checkout, self.session.tree.parent[leaf]) {
+            let inert = matches!(e.kind, EntryKind::Label | EntryKind::SessionInfo)
+                || (e.kind == EntryKind::Custom
+                    && e.str_field("customType") == Some("grove.checkout"));
+            match (inert, self.session.tree.parent[leaf]) {
                 (true, Some(p)) => leaf = p,
                 _ => break,
             }

@@ -67,7 +67,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
             target,
             resumes_after,
         } => {
-            let w = area.width.saturating_sub(10) as usize;
+            let w = confirm_inner_width(area);
             let mut lines = vec![
                 Line::raw("Make this the session's leaf on disk?"),
                 Line::styled(
@@ -79,7 +79,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
             match resumes_after {
                 Some(after) if after != target => {
                     lines.push(Line::raw(
-                        "A user message is re-typed, not replayed: resuming continues after",
+                        "A user message goes back to the editor, so resuming continues after:",
                     ));
                     lines.push(Line::styled(
                         truncate_width(&state.entry_line(*after), w).into_owned(),
@@ -198,6 +198,22 @@ pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
     out
 }
 
+fn input_width(area: Rect) -> u16 {
+    area.width.saturating_sub(4).clamp(20, 72)
+}
+
+fn input_inner_width(area: Rect) -> usize {
+    input_width(area).min(area.width).saturating_sub(2) as usize
+}
+
+fn confirm_width(area: Rect) -> u16 {
+    area.width.saturating_sub(4).clamp(20, 80)
+}
+
+fn confirm_inner_width(area: Rect) -> usize {
+    confirm_width(area).min(area.width).saturating_sub(2) as usize
+}
+
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
@@ -227,8 +243,7 @@ fn draw_input_dialog(
     input: &LineInput,
     hint: &str,
 ) {
-    let width = area.width.saturating_sub(4).clamp(20, 72);
-    let r = centered(area, width, lines.len() as u16 + 4);
+    let r = centered(area, input_width(area), lines.len() as u16 + 4);
     frame.render_widget(Clear, r);
     let block = dialog_block(title);
     let inner = block.inner(r);
@@ -269,8 +284,7 @@ fn tail_width(s: &str, cols: usize) -> String {
 fn draw_confirm(frame: &mut Frame, area: Rect, title: &str, mut lines: Vec<Line<'_>>, hint: &str) {
     lines.push(Line::raw(""));
     lines.push(Line::styled(hint.to_owned(), KEY));
-    let width = area.width.saturating_sub(4).clamp(20, 80);
-    let r = centered(area, width, lines.len() as u16 + 2);
+    let r = centered(area, confirm_width(area), lines.len() as u16 + 2);
     frame.render_widget(Clear, r);
     let block = dialog_block(title);
     let inner = block.inner(r);
