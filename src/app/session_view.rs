@@ -1274,10 +1274,10 @@ fn toggle_block(state: &mut SessionViewState, all: bool) {
             state.toggled.insert(key);
         }
         // Keep the block in view when collapsing it above the top.
-        if let Some((_, start, _)) = folds.iter().find(|(k, _, _)| *k == key) {
-            if *start < top {
-                state.transcript_scroll = *start;
-            }
+        if let Some((_, start, _)) = folds.iter().find(|(k, _, _)| *k == key)
+            && *start < top
+        {
+            state.transcript_scroll = *start;
         }
     }
     state.rebuild_lines();

@@ -609,7 +609,7 @@ impl TreeNav {
 
     /// `⊞ ` for a folded node whose connector cannot show it (roots).
     pub fn shows_fold_marker(&self, row: &Row) -> bool {
-        self.is_folded(row.entry) && !(row.show_connector && !row.is_virtual_root_child)
+        self.is_folded(row.entry) && (!row.show_connector || row.is_virtual_root_child)
     }
 
     /// pi's window: the selection centred, clamped to the list.
@@ -804,20 +804,20 @@ fn collect_tool_calls(e: &Entry, out: &mut HashMap<String, ToolCall>) {
         return;
     };
     for b in blocks {
-        if b.get("type").and_then(Value::as_str) == Some("toolCall") {
-            if let Some(id) = b.get("id").and_then(Value::as_str) {
-                out.insert(
-                    id.to_owned(),
-                    ToolCall {
-                        name: b
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                        arguments: b.get("arguments").cloned().unwrap_or(Value::Null),
-                    },
-                );
-            }
+        if b.get("type").and_then(Value::as_str) == Some("toolCall")
+            && let Some(id) = b.get("id").and_then(Value::as_str)
+        {
+            out.insert(
+                id.to_owned(),
+                ToolCall {
+                    name: b
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    arguments: b.get("arguments").cloned().unwrap_or(Value::Null),
+                },
+            );
         }
     }
 }
@@ -843,12 +843,12 @@ fn extract_content(content: Option<&Value>) -> String {
         Some(Value::Array(blocks)) => {
             let mut out = String::new();
             for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    if let Some(t) = b.get("text").and_then(Value::as_str) {
-                        out.push_str(t);
-                        if out.chars().count() >= MAX {
-                            return out.chars().take(MAX).collect();
-                        }
+                if b.get("type").and_then(Value::as_str) == Some("text")
+                    && let Some(t) = b.get("text").and_then(Value::as_str)
+                {
+                    out.push_str(t);
+                    if out.chars().count() >= MAX {
+                        return out.chars().take(MAX).collect();
                     }
                 }
             }
@@ -882,10 +882,10 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
                 if let Some(c) = m.get("content").filter(|c| !c.is_null()) {
                     parts.push(extract_content(Some(c)));
                 }
-                if role == "bashExecution" {
-                    if let Some(cmd) = m.get("command").and_then(Value::as_str) {
-                        parts.push(cmd.to_owned());
-                    }
+                if role == "bashExecution"
+                    && let Some(cmd) = m.get("command").and_then(Value::as_str)
+                {
+                    parts.push(cmd.to_owned());
                 }
             }
         }

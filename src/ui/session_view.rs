@@ -33,7 +33,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                 " Label ",
                 &[
                     Line::styled(
-                        truncate_width(&entry, area.width.saturating_sub(8) as usize).into_owned(),
+                        truncate_width(&entry, input_inner_width(area)).into_owned(),
                         DIM,
                     ),
                     Line::raw("Label (empty to remove):"),
@@ -136,10 +136,10 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    if let Some(h) = &state.session.parsed.header {
-        if !h.cwd.is_empty() {
-            spans.push(Span::styled(format!(" · {}", sanitize_line(&h.cwd)), DIM));
-        }
+    if let Some(h) = &state.session.parsed.header
+        && !h.cwd.is_empty()
+    {
+        spans.push(Span::styled(format!(" · {}", sanitize_line(&h.cwd)), DIM));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -189,10 +189,10 @@ pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
             Scope::Tree => focus == Focus::Tree,
             Scope::Transcript => focus == Focus::Transcript,
         };
-        if let (true, Some(h)) = (in_scope, kb.hint) {
-            if !out.iter().any(|&(_, x)| x == h) {
-                out.push((kb.shown, h));
-            }
+        if let (true, Some(h)) = (in_scope, kb.hint)
+            && !out.iter().any(|&(_, x)| x == h)
+        {
+            out.push((kb.shown, h));
         }
     }
     out

@@ -349,6 +349,13 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut last_space: Option<(usize, usize)> = None;
     for c in text.chars() {
         let w = c.width().unwrap_or(0);
+        if c == ' ' && row_w + w > width {
+            // Break at this space; it is not carried to the next row.
+            rows.push(std::mem::take(&mut row));
+            row_w = 0;
+            last_space = None;
+            continue;
+        }
         if row_w + w > width && !row.is_empty() {
             match last_space {
                 Some((byte, sw)) if byte < row.len() => {
@@ -358,7 +365,8 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
                     row_w -= sw;
                 }
                 _ => {
-                    rows.push(std::mem::take(&mut row));
+                    let full = std::mem::take(&mut row);
+                    rows.push(full.trim_end_matches(' ').to_owned());
                     row_w = 0;
                 }
             }
