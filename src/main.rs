@@ -21,6 +21,10 @@ fn main() -> ExitCode {
             let _ = out.flush();
             ExitCode::SUCCESS
         }
+        Err(grove::cli::CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            // The reader went away (`grove list | head`): not an error.
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             let _ = out.flush();
             for line in e.to_string().lines() {

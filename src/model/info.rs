@@ -128,10 +128,10 @@ impl InfoBuilder {
         if !e.id.is_empty() {
             self.ids.insert(e.id.clone());
         }
-        if let Some(p) = &e.parent_id {
-            if *p != e.id {
-                self.parents.insert(p.clone());
-            }
+        if let Some(p) = &e.parent_id
+            && *p != e.id
+        {
+            self.parents.insert(p.clone());
         }
         match e.kind {
             EntryKind::Message => self.message(e),

@@ -337,12 +337,9 @@ fn short_write(n: usize, len: usize) -> io::Error {
 
 fn restore(path: &Path, file: &File, before: u64, written: u64, source: io::Error) -> WriteError {
     let now = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
-    if now == before + written && file.set_len(before).is_ok() {
-        WriteError::Failed {
-            path: path.to_path_buf(),
-            source,
-        }
-    } else if now == before {
+    // Restore only what we wrote: if the size is not ours, another writer appended meanwhile.
+    let restored = now == before || (now == before + written && file.set_len(before).is_ok());
+    if restored {
         WriteError::Failed {
             path: path.to_path_buf(),
             source,
