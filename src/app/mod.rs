@@ -7,6 +7,7 @@ pub mod live;
 pub mod matcher;
 pub mod preview;
 pub mod run;
+pub mod session_view;
 pub mod source;
 pub mod state;
 pub mod text_input;

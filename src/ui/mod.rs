@@ -9,7 +9,10 @@ pub mod layout;
 pub mod picker;
 pub mod preview;
 pub mod sanitize;
+pub mod session_view;
 pub mod theme;
+pub mod transcript_pane;
+pub mod tree_pane;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
