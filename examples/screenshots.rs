@@ -135,8 +135,26 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                     generation: req.generation,
                     matches: execute_search(&req, &|| false).unwrap_or_default(),
                 }),
-                Effect::LoadPreview { path, agent } | Effect::OpenSession { path, agent } => {
+                Effect::LoadPreview { path, agent } => {
                     let real = real_path(&path);
+                    queue.push(Event::PreviewLoaded {
+                        path,
+                        result: load_preview(&real, agent).map(Arc::new),
+                    });
+                }
+                Effect::OpenSession {
+                    record,
+                    path,
+                    agent,
+                } => {
+                    let real = real_path(&path);
+                    queue.push(Event::SessionOpened {
+                        record,
+                        path: path.clone(),
+                        result: grove::storage::read::load_session(&real)
+                            .map(Box::new)
+                            .map_err(|e| e.to_string()),
+                    });
                     queue.push(Event::PreviewLoaded {
                         path,
                         result: load_preview(&real, agent).map(Arc::new),

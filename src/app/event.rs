@@ -15,7 +15,9 @@ use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
 
 use super::preview::Preview;
+use super::session_view::{Outcome, ViewEffect};
 use super::state::{Liveness, SessionRecord, UndoItem};
+use crate::model::tree::Session;
 
 /// Progress of a scan.
 #[derive(Clone, Debug)]
@@ -30,7 +32,7 @@ pub enum ScanUpdate {
     Done,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Event {
     Key(KeyEvent),
     Mouse(MouseEvent),
@@ -75,6 +77,22 @@ pub enum Event {
         item: UndoItem,
         result: Result<(), String>,
     },
+    /// The whole session, loaded for the session view.
+    SessionOpened {
+        record: usize,
+        path: PathBuf,
+        result: Result<Box<Session>, String>,
+    },
+    /// A session view effect (label, check-out, fork, export) finished.
+    ViewDone {
+        path: PathBuf,
+        outcome: Box<Outcome>,
+    },
+    /// One session re-read after it changed (or was created by a fork).
+    RecordRefreshed {
+        path: PathBuf,
+        result: Result<Arc<SessionRecord>, String>,
+    },
 }
 
 /// A search to run off the UI thread.
@@ -98,11 +116,25 @@ pub enum Effect {
         path: PathBuf,
         agent: Dialect,
     },
-    /// Enter on a session: the session view (for now the full-screen preview) needs it loaded.
+    /// Enter on a session: load it for the session view (its preview shows meanwhile).
     OpenSession {
+        record: usize,
         path: PathBuf,
         agent: Dialect,
     },
+    /// A session view write or export, run off the UI thread; the result goes back to the
+    /// view of `session`.
+    View {
+        session: PathBuf,
+        effect: ViewEffect,
+    },
+    /// Re-read one session file and update (or add) its row.
+    RefreshRecord {
+        path: PathBuf,
+        agent: Option<Dialect>,
+    },
+    /// Restore the terminal, print this line to stdout, exit 0 (`--print` from the view).
+    PrintLine(String),
     /// Check whether an agent still writes the session (mtime, open file handles).
     CheckLive {
         record: usize,

@@ -25,7 +25,7 @@ use ratatui::crossterm::terminal::{
 use crate::cli::{GlobalArgs, resolve_roots};
 use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
-use crate::storage::read::scan_info;
+use crate::storage::read::{load_session, scan_info};
 use crate::storage::trash::{delete_permanently, restore, trash_session};
 use crate::ui::sanitize::sanitize_line;
 use crate::ui::theme::{Theme, no_color_env};
@@ -36,6 +36,7 @@ use super::keymap::Keymap;
 use super::live::check_liveness;
 use super::matcher::execute_search;
 use super::preview::load_preview;
+use super::session_view;
 use super::source::{FileSource, SessionSource};
 use super::state::{AppState, Options, Scope, SessionRecord};
 use super::update::{TICK_MS, start, update};
@@ -47,6 +48,7 @@ const FRAME: Duration = Duration::from_millis(16);
 enum Exit {
     Code(u8),
     Print(PathBuf),
+    PrintLine(String),
     Launch {
         path: PathBuf,
         agent: Dialect,
@@ -220,9 +222,42 @@ impl Runner {
                 self.search_latest.store(req.generation, Ordering::Relaxed);
                 let _ = self.search_tx.send(req);
             }
-            Effect::LoadPreview { path, agent } | Effect::OpenSession { path, agent } => {
+            Effect::LoadPreview { path, agent } => {
                 let _ = self.preview_tx.send((path, agent));
             }
+            Effect::OpenSession {
+                record,
+                path,
+                agent,
+            } => {
+                let _ = self.preview_tx.send((path.clone(), agent));
+                background(&self.tx, move || Event::SessionOpened {
+                    record,
+                    result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+                    path,
+                });
+            }
+            Effect::View { session, effect } => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if let Some(outcome) = session_view::execute(&effect) {
+                        let _ = tx.send(Event::ViewDone {
+                            path: session,
+                            outcome: Box::new(outcome),
+                        });
+                    }
+                });
+            }
+            Effect::RefreshRecord { path, agent } => {
+                let current_dir = self.current_dir.clone();
+                background(&self.tx, move || Event::RecordRefreshed {
+                    result: scan_info(&path, agent)
+                        .map(|info| Arc::new(SessionRecord::new(info, current_dir.as_deref())))
+                        .map_err(|e| e.to_string()),
+                    path,
+                });
+            }
+            Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
             Effect::CheckLive { record, path } => {
                 background(&self.tx, move || Event::LiveChecked {
                     record,
@@ -330,6 +365,12 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         Exit::Print(path) => {
             let mut out = io::stdout().lock();
             writeln!(out, "{}", path.display())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Exit::PrintLine(line) => {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{line}")?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }

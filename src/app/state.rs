@@ -137,14 +137,25 @@ pub enum NameFilter {
 }
 
 /// Which screen is shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Screen {
     Picker,
-    /// One session full-screen. Until the session view exists, this shows the preview.
+    /// One session's preview full-screen: shown while the session view loads (or if it cannot).
     Session {
         record: usize,
         scroll: u16,
     },
+    /// The session view: the entry tree beside the transcript of the selected branch.
+    View {
+        record: usize,
+        view: Box<crate::app::session_view::SessionViewState>,
+    },
+}
+
+impl Screen {
+    pub fn is_picker(&self) -> bool {
+        matches!(self, Screen::Picker)
+    }
 }
 
 /// Whether a session looks like an agent is still writing it.
@@ -314,7 +325,7 @@ impl Default for PickerState {
 }
 
 /// The whole app.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct AppState {
     pub picker: PickerState,
     pub screen: Screen,

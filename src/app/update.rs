@@ -14,10 +14,13 @@ use crate::ui::layout::{list_window_start, picker_layout, view_body};
 
 use super::event::{Effect, Event, ScanUpdate, SearchRequest};
 use super::keymap::{Action, KeyContext};
+use super::session_view::{self, SessionViewState, ViewEffect};
 use super::state::{
-    AppState, Liveness, Mode, NameFilter, PreviewSlot, Scope, Screen, Status, StatusKind,
+    AppState, Liveness, Mode, NameFilter, PreviewSlot, Scope, Screen, SessionRecord, Status,
+    StatusKind,
 };
 use super::text_input::Edit;
+use crate::model::tree::Session;
 
 /// Milliseconds between ticks.
 pub const TICK_MS: u64 = 250;
@@ -53,13 +56,35 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
         Event::Mouse(m) => on_mouse(state, m),
         Event::Paste(text) => match &mut state.mode {
             Mode::Rename { input, .. } => input.paste(&text),
-            Mode::Normal if state.screen == Screen::Picker => {
+            Mode::Normal if state.screen.is_picker() => {
                 state.picker.query.paste(&text);
                 query_changed(state, &mut fx);
             }
             _ => {}
         },
-        Event::Resize(w, h) => state.viewport = (w, h),
+        Event::Resize(w, h) => {
+            state.viewport = (w, h);
+            if let Screen::View { view, .. } = &mut state.screen {
+                session_view::apply_resize(view, Rect::new(0, 0, w, h));
+            }
+        }
+        Event::SessionOpened {
+            record,
+            path,
+            result,
+        } => on_session_opened(state, record, path, result),
+        Event::ViewDone { path, outcome } => {
+            if let Screen::View { record, view } = &mut state.screen
+                && view.path == path
+            {
+                let record = *record;
+                let follow = session_view::apply_outcome(view, *outcome);
+                view_effects(state, record, path, follow, &mut fx);
+            }
+        }
+        Event::RecordRefreshed { path, result } => {
+            on_record_refreshed(state, path, result, &mut fx)
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -352,6 +377,134 @@ fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
     match state.screen {
         Screen::Picker => picker_key(state, key, fx),
         Screen::Session { .. } => view_key(state, key, fx),
+        Screen::View {
+            record,
+            ref mut view,
+        } => {
+            let effects = session_view::update(view, key);
+            let path = view.path.clone();
+            view_effects(state, record, path, effects, fx);
+        }
+    }
+}
+
+/// The session finished loading: open the view if its preview is still the screen.
+fn on_session_opened(
+    state: &mut AppState,
+    record: usize,
+    path: PathBuf,
+    result: Result<Box<Session>, String>,
+) {
+    let Screen::Session { record: shown, .. } = state.screen else {
+        return;
+    };
+    if shown != record {
+        return;
+    }
+    let agent = match state.picker.records.get(record) {
+        Some(r) if r.info.path == path => r.info.agent,
+        _ => return,
+    };
+    match result {
+        Ok(session) => {
+            let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
+            let view = SessionViewState::new(path, *session, agent, area)
+                .with_home(state.options.home.clone());
+            state.screen = Screen::View {
+                record,
+                view: Box::new(view),
+            };
+        }
+        Err(e) => set_status(state, format!("Cannot open: {e}"), StatusKind::Error),
+    }
+}
+
+/// Turns the session view's effects into the app's.
+fn view_effects(
+    state: &mut AppState,
+    record: usize,
+    session: PathBuf,
+    effects: Vec<ViewEffect>,
+    fx: &mut Vec<Effect>,
+) {
+    for e in effects {
+        match e {
+            ViewEffect::Close => {
+                state.screen = Screen::Picker;
+            }
+            ViewEffect::Resume {
+                path,
+                entry_id,
+                dialect,
+            } => {
+                if state.options.print_mode {
+                    let line = match entry_id {
+                        Some(id) => format!("{} {id}", path.display()),
+                        None => path.display().to_string(),
+                    };
+                    fx.push(Effect::PrintLine(line));
+                } else {
+                    let cwd = state
+                        .picker
+                        .records
+                        .get(record)
+                        .map(|r| PathBuf::from(&r.info.cwd))
+                        .unwrap_or_default();
+                    fx.push(Effect::LaunchAgent {
+                        path,
+                        agent: dialect,
+                        cwd,
+                    });
+                }
+            }
+            ViewEffect::SessionChanged { path } => {
+                state.previews.remove(&path);
+                let agent = state.picker.records.get(record).map(|r| r.info.agent);
+                fx.push(Effect::RefreshRecord { path, agent });
+            }
+            ViewEffect::SessionCreated { path, .. } => {
+                let agent = state.picker.records.get(record).map(|r| r.info.agent);
+                fx.push(Effect::RefreshRecord { path, agent });
+            }
+            effect => fx.push(Effect::View {
+                session: session.clone(),
+                effect,
+            }),
+        }
+    }
+}
+
+/// A re-read session replaces its row, or joins the list (a fork).
+fn on_record_refreshed(
+    state: &mut AppState,
+    path: PathBuf,
+    result: Result<Arc<SessionRecord>, String>,
+    fx: &mut Vec<Effect>,
+) {
+    let updated = match result {
+        Ok(r) => r,
+        Err(e) => {
+            set_status(
+                state,
+                format!("Cannot re-read a session: {e}"),
+                StatusKind::Error,
+            );
+            return;
+        }
+    };
+    state.previews.remove(&path);
+    match state
+        .picker
+        .records
+        .iter()
+        .position(|r| r.info.path == path)
+    {
+        Some(i) => state.picker.records[i] = updated,
+        None => state.picker.records.push(updated),
+    }
+    state.picker.rebuild_rows();
+    if state.picker.search.query.is_some() {
+        start_search(state, false, fx);
     }
 }
 
@@ -383,7 +536,12 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
                     scroll: 0,
                 };
                 state.previews.remove(&path);
-                fx.push(Effect::OpenSession { path, agent });
+                let record = state.picker.rows[state.picker.selected].record;
+                fx.push(Effect::OpenSession {
+                    record,
+                    path,
+                    agent,
+                });
             }
         }
         Action::Resume => resume(state, None, fx),
@@ -527,6 +685,16 @@ fn on_mouse(state: &mut AppState, m: MouseEvent) {
     if state.mode != Mode::Normal {
         return;
     }
+    if let Screen::View { view, .. } = &mut state.screen {
+        // The wheel moves like the arrow keys; the view's own key table decides what moves.
+        let code = match m.kind {
+            MouseEventKind::ScrollUp => KeyCode::Up,
+            MouseEventKind::ScrollDown => KeyCode::Down,
+            _ => return,
+        };
+        let _ = session_view::update(view, KeyEvent::new(code, KeyModifiers::NONE));
+        return;
+    }
     if let Screen::Session { record, scroll } = state.screen {
         let max = view_max_scroll(state, record);
         let scroll = match m.kind {
@@ -569,7 +737,7 @@ fn after(state: &mut AppState, fx: &mut Vec<Effect>) {
     let record = match state.screen {
         Screen::Session { record, .. } => state.picker.records.get(record),
         Screen::Picker if state.preview_visible() => state.selected(),
-        Screen::Picker => None,
+        Screen::Picker | Screen::View { .. } => None,
     };
     let Some(r) = record else { return };
     let (path, agent) = (r.info.path.clone(), r.info.agent);

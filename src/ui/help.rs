@@ -15,7 +15,7 @@ pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &state.theme;
     let context = match state.screen {
         Screen::Picker => KeyContext::Picker,
-        Screen::Session { .. } => KeyContext::View,
+        Screen::Session { .. } | Screen::View { .. } => KeyContext::View,
     };
     let rows = state.keymap.help_rows(context);
     let key_w = rows.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
