@@ -60,6 +60,13 @@ fn main() -> std::io::Result<()> {
             "session",
             vec![key(KeyCode::Down), key(KeyCode::Down), key(KeyCode::Enter)],
         ),
+        ("branches", {
+            // The PR review session branches after the review message.
+            let mut v = typed("\"PR #42\"");
+            v.push(key(KeyCode::Enter));
+            v.extend([key(KeyCode::Up), key(KeyCode::Up), key(KeyCode::Up)]);
+            v
+        }),
     ];
     for (name, events) in shots {
         let state = build(&records, events);
