@@ -140,6 +140,45 @@ fn print_mode_enter_prints_the_path() {
 }
 
 #[test]
+fn print_mode_view_resume_prints_path_and_entry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = Options {
+        print_mode: true,
+        ..Options::default()
+    };
+    let mut h = Harness::with_options(120, 40, options);
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    h.auto_preview = false;
+    // Ctrl+V opens the view even in --print mode.
+    h.ctrl('v');
+    let fx = h.take_effects();
+    let Some(Effect::OpenSession { record, path, .. }) = fx
+        .into_iter()
+        .find(|e| matches!(e, Effect::OpenSession { .. }))
+    else {
+        panic!("Ctrl+V did not open the view");
+    };
+    h.raw(Event::SessionOpened {
+        record,
+        path: path.clone(),
+        result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+    });
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the view");
+    };
+    let entry = view.selected_id().unwrap().to_owned();
+    h.key(KeyCode::Char('r'));
+    let fx = h.take_effects();
+    let expected = format!("{} {entry}", path.display());
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::PrintLine(l) if *l == expected)),
+        "{fx:?}"
+    );
+}
+
+#[test]
 fn a_fork_joins_the_picker() {
     let tmp = tempfile::tempdir().unwrap();
     let mut h = Harness::with_options(120, 40, Options::default());

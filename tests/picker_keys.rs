@@ -515,3 +515,20 @@ fn forks_match_parents_by_file_name_when_paths_moved_and_cycles_break() {
     assert!(h.titles().contains(&"cycle a".to_owned()));
     assert!(h.titles().contains(&"cycle b".to_owned()));
 }
+
+#[test]
+fn ctrl_backspace_deletes_only_with_an_empty_query() {
+    let mut h = loaded();
+    h.raw(Event::Key(KeyEvent::new(
+        KeyCode::Backspace,
+        KeyModifiers::CONTROL,
+    )));
+    assert!(matches!(h.state.mode, Mode::ConfirmDelete { .. }));
+    h.key(KeyCode::Esc);
+    h.type_str("rel");
+    h.raw(Event::Key(KeyEvent::new(
+        KeyCode::Backspace,
+        KeyModifiers::CONTROL,
+    )));
+    assert!(!matches!(h.state.mode, Mode::ConfirmDelete { .. }));
+}

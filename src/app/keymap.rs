@@ -25,6 +25,8 @@ pub enum Action {
     Home,
     End,
     Open,
+    /// Open the session view even in `--print` mode (where Enter prints the path).
+    View,
     Resume,
     ToggleScope,
     CycleSort,
@@ -55,7 +57,7 @@ const PICKER: &[KeyContext] = &[KeyContext::Picker];
 const BOTH: &[KeyContext] = &[KeyContext::Picker, KeyContext::View];
 
 impl Action {
-    pub const ALL: [Action; 19] = [
+    pub const ALL: [Action; 20] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -63,6 +65,7 @@ impl Action {
         Action::Home,
         Action::End,
         Action::Open,
+        Action::View,
         Action::Resume,
         Action::ToggleScope,
         Action::CycleSort,
@@ -86,6 +89,12 @@ impl Action {
             Action::Home => ("home", None, "first session (view: top)", BOTH),
             Action::End => ("end", None, "last session (view: bottom)", BOTH),
             Action::Open => ("open", Some("open"), "open the session", PICKER),
+            Action::View => (
+                "view",
+                None,
+                "open the session view (also with --print)",
+                PICKER,
+            ),
             Action::Resume => (
                 "resume",
                 Some("resume"),
@@ -318,6 +327,7 @@ impl Default for Keymap {
             b(KeySpec::plain(K::Home), Action::Home),
             b(KeySpec::plain(K::End), Action::End),
             b(KeySpec::plain(K::Enter), Action::Open),
+            b(KeySpec::ctrl('v'), Action::View),
             b(KeySpec::ctrl('o'), Action::Resume),
             b(KeySpec::plain(K::Tab), Action::ToggleScope),
             b(KeySpec::ctrl('s'), Action::CycleSort),
@@ -326,6 +336,12 @@ impl Default for Keymap {
             b(KeySpec::ctrl('t'), Action::TogglePreview),
             b(KeySpec::ctrl('r'), Action::Rename),
             b(KeySpec::ctrl('d'), Action::Delete),
+            // pi's non-invasive delete: only while the query is empty (else it edits the query).
+            Binding {
+                key: KeySpec::new(K::Backspace, KeyModifiers::CONTROL),
+                action: Action::Delete,
+                query_empty_only: true,
+            },
             b(KeySpec::ctrl('z'), Action::Undo),
             b(KeySpec::plain(K::F(1)), Action::Help),
             Binding {

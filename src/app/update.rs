@@ -525,10 +525,10 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
         Action::PageDown => picker.move_by(page),
         Action::Home => picker.select(0),
         Action::End => picker.select(usize::MAX),
-        Action::Open => {
+        Action::Open | Action::View => {
             let Some(r) = state.selected() else { return };
             let (path, agent) = (r.info.path.clone(), r.info.agent);
-            if state.options.print_mode {
+            if state.options.print_mode && action == Action::Open {
                 fx.push(Effect::Print(path));
             } else {
                 state.screen = Screen::Session {
