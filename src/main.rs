@@ -10,7 +10,15 @@ use grove::ui::sanitize::sanitize_line;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = cli.command else {
+    let code = run_cli(&cli);
+    if cli.global.demo {
+        grove::storage::demo::remove_demo_copy();
+    }
+    code
+}
+
+fn run_cli(cli: &Cli) -> ExitCode {
+    let Some(command) = &cli.command else {
         if let Err(e) = color_eyre::install() {
             eprintln!("grove: {e}");
         }
@@ -25,7 +33,7 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match run(&cli.global, command, &mut out) {
+    match run(&cli.global, command.clone(), &mut out) {
         Ok(()) => {
             let _ = out.flush();
             ExitCode::SUCCESS
