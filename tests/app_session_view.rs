@@ -39,10 +39,14 @@ fn demo_records(dir: &std::path::Path) -> Vec<Arc<SessionRecord>> {
         .collect()
 }
 
-/// Opens the selected session: answers the load the way the event loop does.
+/// Opens the selected session with Enter: answers the load the way the event loop does.
 fn open_selected(h: &mut Harness) -> std::path::PathBuf {
+    open_with(h, |h| h.key(KeyCode::Enter))
+}
+
+fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::PathBuf {
     h.auto_preview = false;
-    h.key(KeyCode::Enter);
+    press(h);
     let fx = h.take_effects();
     let Some(Effect::OpenSession { record, path, .. }) = fx
         .into_iter()
@@ -149,21 +153,8 @@ fn print_mode_view_resume_prints_path_and_entry() {
     let mut h = Harness::with_options(120, 40, options);
     h.load(demo_records(tmp.path()));
     h.key(KeyCode::Tab);
-    h.auto_preview = false;
     // Ctrl+V opens the view even in --print mode.
-    h.ctrl('v');
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession { record, path, .. }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Ctrl+V did not open the view");
-    };
-    h.raw(Event::SessionOpened {
-        record,
-        path: path.clone(),
-        result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
-    });
+    let path = open_with(&mut h, |h| h.ctrl('v'));
     let Screen::View { view, .. } = &h.state.screen else {
         panic!("not in the view");
     };
