@@ -77,7 +77,7 @@ pub enum ExportFormat {
     Jsonl,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// List sessions (default: those whose cwd is the current directory).
     List {
@@ -162,7 +162,7 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum CacheAction {
     /// Remove the cache.
     Clear,
