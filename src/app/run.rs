@@ -26,7 +26,8 @@ use crate::cli::{GlobalArgs, resolve_roots};
 use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::{load_session, scan_info};
-use crate::storage::trash::{delete_permanently, restore, trash_session};
+use crate::storage::roots::SessionRoot;
+use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
 use crate::ui::sanitize::sanitize_line;
 use crate::ui::theme::{Theme, no_color_env};
 
@@ -39,7 +40,7 @@ use super::preview::load_preview;
 use super::session_view;
 use super::source::{FileSource, SessionSource};
 use super::state::{AppState, Options, Scope, SessionRecord};
-use super::update::{TICK_MS, start, update};
+use super::update::{TICK_MS, apply, settle, start, update};
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
@@ -203,6 +204,8 @@ struct Runner {
     search_latest: Arc<AtomicU64>,
     preview_tx: Sender<(PathBuf, Dialect)>,
     current_dir: Option<PathBuf>,
+    /// What deletes are checked against.
+    roots: Arc<[SessionRoot]>,
 }
 
 impl Runner {
@@ -271,17 +274,11 @@ impl Runner {
                     result: rename(&path, name, current_dir.as_deref()),
                 });
             }
-            Effect::TrashSession { record, path } => background(&self.tx, move || Event::Trashed {
-                record,
-                result: trash_session(&path).map_err(|e| e.to_string()),
-            }),
-            Effect::DeletePermanently { record, path } => {
-                background(&self.tx, move || Event::DeletedPermanently {
-                    record,
-                    result: delete_permanently(&path)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string()),
-                })
+            effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
+                let roots = Arc::clone(&self.roots);
+                background(&self.tx, move || {
+                    delete_session(&effect, &roots).unwrap_or(Event::Tick)
+                });
             }
             Effect::RestoreTrash(item) => background(&self.tx, move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
@@ -295,6 +292,38 @@ impl Runner {
         }
         None
     }
+}
+
+/// Runs a delete effect (to the trash, or permanently after the second confirmation) with the
+/// guard `grove rm` uses: only a file grove lists under `roots` is deleted, so a path that left
+/// the roots since the scan (a folder swapped for a link, a record from elsewhere) is refused.
+/// A refusal ends the delete with an error rather than offering permanent deletion. `None` for
+/// any other effect.
+pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
+    let (record, path, permanent) = match effect {
+        Effect::TrashSession { record, path } => (*record, path, false),
+        Effect::DeletePermanently { record, path } => (*record, path, true),
+        _ => return None,
+    };
+    if let Err(e) = check_in_roots(path, roots) {
+        return Some(Event::DeletedPermanently {
+            record,
+            result: Err(e.to_string()),
+        });
+    }
+    Some(if permanent {
+        Event::DeletedPermanently {
+            record,
+            result: delete_permanently(path)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        }
+    } else {
+        Event::Trashed {
+            record,
+            result: trash_session(path).map_err(|e| e.to_string()),
+        }
+    })
 }
 
 fn rename(
@@ -335,6 +364,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     if global.all || global.demo {
         state.picker.scope = Scope::All;
     }
+    let delete_roots: Arc<[SessionRoot]> = roots.clone().into();
     let source: Arc<dyn SessionSource> = Arc::new(FileSource {
         roots,
         current_dir: current_dir.clone(),
@@ -352,6 +382,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         source,
         search_latest,
         current_dir,
+        roots: delete_roots,
     };
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
@@ -408,15 +439,17 @@ fn event_loop(
         };
         match rx.recv_timeout(wait) {
             Ok(ev) => {
-                effects.extend(update(state, ev));
-                // Drain what is already queued, but keep drawing under a flood.
+                effects.extend(apply(state, ev));
+                // Drain what is already queued, but keep drawing under a flood; the search,
+                // preview and transcript are asked for once, for where the burst ended.
                 let deadline = Instant::now() + FRAME;
                 while Instant::now() < deadline {
                     match rx.try_recv() {
-                        Ok(ev) => effects.extend(update(state, ev)),
+                        Ok(ev) => effects.extend(apply(state, ev)),
                         Err(_) => break,
                     }
                 }
+                settle(state, &mut effects);
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Code(0)),

@@ -221,6 +221,9 @@ pub struct SessionViewState {
     pub status: Option<Status>,
     /// Terminal size the view is drawn at (for pages and "scroll to end").
     pub viewport: Rect,
+    /// How many times a branch's context and transcript were built: a held key must not
+    /// build one per repeat (see [`apply_key`]).
+    pub transcript_builds: usize,
 }
 
 /// Where the parts of the view go; shared by `update` (page sizes) and the renderer.
@@ -667,6 +670,7 @@ impl SessionViewState {
             transcript_hits: Vec::new(),
             status: None,
             viewport,
+            transcript_builds: 0,
         };
         s.sync_transcript();
         s
@@ -715,6 +719,7 @@ impl SessionViewState {
             return;
         }
         self.transcript_entry = sel;
+        self.transcript_builds += 1;
         self.toggled.clear();
         self.context = match sel {
             Some(i) => build_context(&self.session, LeafChoice::Index(i), self.dialect),
@@ -846,8 +851,26 @@ impl SessionViewState {
 
 /// Handles one key. Returns the effects for the loop to run; performs no I/O.
 pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
+    let effects = apply_key(state, key);
+    settle(state);
+    effects
+}
+
+/// Brings the transcript up to the tree's selection: once per burst of keys, before drawing.
+pub fn settle(state: &mut SessionViewState) {
+    state.sync_transcript();
+}
+
+/// [`update`] without building the transcript for where the selection ends up: a held arrow key
+/// moves the selection through many entries, and building each one's branch (the whole context
+/// of a long session) per repeat would queue seconds of work. Keys that read the transcript
+/// bring it up to date first; call [`settle`] after the burst.
+pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
+    }
+    if !moves_only_the_tree(state, &key) {
+        state.sync_transcript();
     }
     let mode = std::mem::replace(&mut state.mode, Mode::Normal);
     let effects = match mode {
@@ -941,8 +964,39 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
             }
         },
     };
-    state.sync_transcript();
     effects
+}
+
+/// Keys that change only the tree (selection, folds, filters, the tree search) and never read
+/// the transcript: they may leave it stale until [`settle`].
+fn moves_only_the_tree(state: &SessionViewState, key: &KeyEvent) -> bool {
+    match &state.mode {
+        // Typing filters the tree; Enter/Esc confirm or clear the query.
+        Mode::TreeSearch(_) => true,
+        Mode::Normal => match action_for(key, state.focus) {
+            Some(
+                ViewAction::Up
+                | ViewAction::Down
+                | ViewAction::PageUp
+                | ViewAction::PageDown
+                | ViewAction::First
+                | ViewAction::Last,
+            ) => state.focus == Focus::Tree,
+            Some(
+                ViewAction::FoldOrUp
+                | ViewAction::UnfoldOrDown
+                | ViewAction::FilterDefault
+                | ViewAction::FilterNoTools
+                | ViewAction::FilterUserOnly
+                | ViewAction::FilterLabeled
+                | ViewAction::FilterAll
+                | ViewAction::CycleFilter
+                | ViewAction::CycleFilterBack,
+            ) => true,
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffect> {
