@@ -5,9 +5,9 @@
 //! The loop applies every queued event with `update::apply` and then calls `update::settle`
 //! once; these tests do the same and count the work that comes out (no timing).
 
+mod common;
 #[path = "picker_support.rs"]
 mod support;
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -90,7 +90,10 @@ fn is_search(e: &Effect) -> bool {
 fn held_down_in_the_picker_loads_one_preview() {
     let mut h = big_picker();
     let fx = burst(&mut h, (0..BURST).map(|_| key(KeyCode::Down)));
-    assert_eq!(h.state.picker.selected, BURST, "every repeat moved the selection");
+    assert_eq!(
+        h.state.picker.selected, BURST,
+        "every repeat moved the selection"
+    );
     assert_eq!(count(&fx, is_preview), 1, "{}", kinds(&fx));
     let selected = h.state.selected().unwrap().info.path.clone();
     assert!(
@@ -161,7 +164,10 @@ fn a_typing_burst_runs_one_search_for_the_final_text() {
     assert_eq!(count(&fx, is_search), 0);
 
     // A burst that ends in an invalid regex, or an empty box, runs nothing.
-    let mut events: Vec<Event> = "re:(unclosed".chars().map(|c| key(KeyCode::Char(c))).collect();
+    let mut events: Vec<Event> = "re:(unclosed"
+        .chars()
+        .map(|c| key(KeyCode::Char(c)))
+        .collect();
     events.insert(0, ctrl(KeyCode::Char('u')));
     let fx = burst(&mut h, events);
     assert_eq!(count(&fx, is_search), 0, "{}", kinds(&fx));
@@ -215,7 +221,8 @@ fn open_long_session(n: usize) -> (tempfile::TempDir, Harness) {
     let fx = h.take_effects();
     assert!(
         fx.iter().any(|e| matches!(e, Effect::OpenSession { .. })),
-        "{}", kinds(&fx)
+        "{}",
+        kinds(&fx)
     );
     h.raw(Event::SessionOpened {
         record: 0,
@@ -251,10 +258,22 @@ fn held_arrow_in_the_session_view_builds_one_transcript() {
     for _ in 0..BURST {
         fx.extend(apply(&mut h.state, key(KeyCode::Up)));
     }
-    assert_eq!(builds(&h), start, "no branch is built while the key repeats");
+    assert_eq!(
+        builds(&h),
+        start,
+        "no branch is built while the key repeats"
+    );
     settle(&mut h.state, &mut fx);
-    assert_eq!(builds(&h), start + 1, "one build, for where the selection ended");
-    assert_eq!(messages_shown(&h), n - BURST, "the transcript follows the selection");
+    assert_eq!(
+        builds(&h),
+        start + 1,
+        "one build, for where the selection ended"
+    );
+    assert_eq!(
+        messages_shown(&h),
+        n - BURST,
+        "the transcript follows the selection"
+    );
 
     // Folding, filters and tree-search typing repeat cheaply too.
     let mut events = Vec::new();
@@ -292,12 +311,22 @@ fn held_arrow_in_the_session_view_builds_one_transcript() {
 
 /// A session inside `root` and one outside it; the app lists both (the outside one as if a
 /// record had come from somewhere else, or its folder had left the roots since the scan).
-fn delete_setup() -> (tempfile::TempDir, Vec<SessionRoot>, PathBuf, PathBuf, Harness) {
+fn delete_setup() -> (
+    tempfile::TempDir,
+    Vec<SessionRoot>,
+    PathBuf,
+    PathBuf,
+    Harness,
+) {
     let (dir, root, folder) = common::session_root();
     let inside = common::write_file(&folder, "in.jsonl", common::small_session("in", "/w"));
     let outside_dir = dir.path().join("elsewhere");
     std::fs::create_dir(&outside_dir).unwrap();
-    let outside = common::write_file(&outside_dir, "out.jsonl", common::small_session("out", "/w"));
+    let outside = common::write_file(
+        &outside_dir,
+        "out.jsonl",
+        common::small_session("out", "/w"),
+    );
     let mut h = Harness::new(160, 40);
     h.state.picker.scope = Scope::All;
     let rec = |p: &Path| Arc::new(SessionRecord::new(scan_info(p, None).unwrap(), None));
@@ -376,7 +405,12 @@ fn the_browser_never_trashes_a_file_outside_the_roots() {
     // The browser reports it and does not offer permanent deletion instead.
     h.raw(event);
     assert_eq!(h.state.mode, Mode::Normal);
-    let status = h.state.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    let status = h
+        .state
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
     assert!(status.contains("nothing was deleted"), "{status}");
     assert!(h.render().contains("out"), "the row is still listed");
 }

@@ -28,7 +28,7 @@ use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::{load_session, scan_info};
 use crate::storage::roots::SessionRoot;
 use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
-use crate::ui::sanitize::sanitize_line;
+use crate::ui::sanitize::{is_clean, sanitize_line};
 use crate::ui::theme::{Theme, no_color_env};
 
 use super::config::Config;
@@ -393,19 +393,38 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     drop(guard);
     match result? {
         Exit::Code(c) => Ok(ExitCode::from(c)),
-        Exit::Print(path) => {
-            let mut out = io::stdout().lock();
-            writeln!(out, "{}", path.display())?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Exit::Print(path) => print_for_scripts(path.to_str()),
         Exit::PrintLine(line) => {
+            // The line was made with `Path::display`: U+FFFD marks a path that was not UTF-8.
+            print_for_scripts((!line.contains('\u{FFFD}')).then_some(line.as_str()))
+        }
+        Exit::Launch { path, agent, cwd } => launch(&config, &path, agent, &cwd),
+    }
+}
+
+/// `--print` output is for scripts (`cd "$(dirname "$(grove --print)")"`), so the path is printed
+/// as it is, never escaped: an escaped path would name another file. A path that cannot be printed
+/// faithfully and safely (control, bidi or invisible characters, a newline, not UTF-8) is refused
+/// with a message on stderr and exit status 2, instead of reaching the terminal raw.
+fn print_for_scripts(line: Option<&str>) -> Result<ExitCode> {
+    match line {
+        Some(line) if is_clean(line) => {
             let mut out = io::stdout().lock();
             writeln!(out, "{line}")?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        Exit::Launch { path, agent, cwd } => launch(&config, &path, agent, &cwd),
+        Some(line) => {
+            eprintln!(
+                "grove: not printing the session's path: it contains control or invisible characters: {}",
+                sanitize_line(line)
+            );
+            Ok(ExitCode::from(2))
+        }
+        None => {
+            eprintln!("grove: not printing the session's path: it is not valid UTF-8");
+            Ok(ExitCode::from(2))
+        }
     }
 }
 

@@ -92,9 +92,7 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
                 view_effects(state, record, path, follow, &mut fx);
             }
         }
-        Event::RecordRefreshed { path, result } => {
-            on_record_refreshed(state, path, result)
-        }
+        Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
