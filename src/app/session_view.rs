@@ -873,7 +873,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
         state.sync_transcript();
     }
     let mode = std::mem::replace(&mut state.mode, Mode::Normal);
-    let effects = match mode {
+    match mode {
         Mode::Normal => {
             state.status = None;
             match action_for(&key, state.focus) {
@@ -963,8 +963,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                 Vec::new()
             }
         },
-    };
-    effects
+    }
 }
 
 /// Keys that change only the tree (selection, folds, filters, the tree search) and never read
