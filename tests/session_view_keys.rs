@@ -602,7 +602,7 @@ fn label_is_prefilled_written_and_removed() {
         KeyEvent::new(KeyCode::Char('L'), KeyModifiers::SHIFT),
     );
     assert!(fx.is_empty());
-    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text.is_empty()));
+    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text().is_empty()));
     type_text(&mut v, "start here");
     let fx = press(&mut v, key(KeyCode::Enter));
     assert_eq!(
@@ -629,7 +629,7 @@ fn label_is_prefilled_written_and_removed() {
     assert_eq!(v.nav.len(), 1);
     // Edit: prefilled; clearing it removes the label.
     press(&mut v, ch('L'));
-    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text == "start here"));
+    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text() == "start here"));
     press(&mut v, ctrl('u'));
     let fx = press(&mut v, key(KeyCode::Enter));
     assert!(matches!(
@@ -762,10 +762,10 @@ fn export_offers_a_name_and_never_overwrites_without_asking() {
     let Mode::ExportName(input) = &v.mode else {
         panic!("{:?}", v.mode)
     };
-    assert_eq!(input.text, "s1-asst4a.md");
+    assert_eq!(input.text(), "s1-asst4a.md");
     // Replace the offered name with a path in the temp dir.
     let target = dir.path().join("out.md");
-    for _ in 0..input.text.chars().count() {
+    for _ in 0..input.text().chars().count() {
         press(&mut v, key(KeyCode::Backspace));
     }
     type_text(&mut v, &target.to_string_lossy());

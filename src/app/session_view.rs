@@ -18,6 +18,8 @@ use crate::model::export::to_markdown;
 use crate::model::flatten::{FilterMode, TreeNav, row_text};
 use crate::model::tree::Session;
 
+use super::text_input::{Edit, TextInput};
+
 use transcript::{FoldKey, Transcript};
 
 /// Which pane has the keyboard.
@@ -27,97 +29,18 @@ pub enum Focus {
     Transcript,
 }
 
-/// A one-line text input (cursor in characters).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineInput {
-    pub text: String,
-    pub cursor: usize,
-}
-
-impl LineInput {
-    pub fn new(text: &str) -> Self {
-        LineInput {
-            text: text.to_owned(),
-            cursor: text.chars().count(),
-        }
-    }
-
-    fn byte(&self, char_pos: usize) -> usize {
-        self.text
-            .char_indices()
-            .nth(char_pos)
-            .map_or(self.text.len(), |(b, _)| b)
-    }
-
-    /// Applies an editing key; returns whether the text changed.
-    pub fn edit(&mut self, key: &KeyEvent) -> bool {
-        let n = self.text.chars().count();
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('u') if ctrl => {
-                let b = self.byte(self.cursor);
-                self.text.replace_range(..b, "");
-                self.cursor = 0;
-                b > 0
-            }
-            KeyCode::Char('a') if ctrl => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::Char('e') if ctrl => {
-                self.cursor = n;
-                false
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                let b = self.byte(self.cursor);
-                self.text.insert(b, c);
-                self.cursor += 1;
-                true
-            }
-            KeyCode::Backspace if self.cursor > 0 => {
-                let b = self.byte(self.cursor - 1);
-                self.text.remove(b);
-                self.cursor -= 1;
-                true
-            }
-            KeyCode::Delete if self.cursor < n => {
-                let b = self.byte(self.cursor);
-                self.text.remove(b);
-                true
-            }
-            KeyCode::Left => {
-                self.cursor = self.cursor.saturating_sub(1);
-                false
-            }
-            KeyCode::Right => {
-                self.cursor = (self.cursor + 1).min(n);
-                false
-            }
-            KeyCode::Home => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::End => {
-                self.cursor = n;
-                false
-            }
-            _ => false,
-        }
-    }
-}
-
 /// What the view is doing besides browsing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     Normal,
     /// `/` in the tree: typing filters the tree live (pi's search).
-    TreeSearch(LineInput),
+    TreeSearch(TextInput),
     /// `/` in the transcript.
-    TranscriptSearch(LineInput),
+    TranscriptSearch(TextInput),
     /// `L`: the label of `target` (empty removes it).
     Label {
         target: usize,
-        input: LineInput,
+        input: TextInput,
     },
     /// `c`: confirm writing a check-out of `target`; the branch then resumes after `resumes_after`.
     ConfirmCheckout {
@@ -125,7 +48,7 @@ pub enum Mode {
         resumes_after: Option<usize>,
     },
     /// `e`: the file name to export to.
-    ExportName(LineInput),
+    ExportName(TextInput),
     /// The export file exists: overwrite it?
     ConfirmOverwrite {
         file: PathBuf,
@@ -896,7 +819,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
         },
         Mode::ExportName(mut input) => match key.code {
             KeyCode::Enter => {
-                let name = input.text.trim().to_owned();
+                let name = input.text().trim().to_owned();
                 if name.is_empty() {
                     state.mode = Mode::ExportName(input);
                     return Vec::new();
@@ -915,7 +838,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
                 Vec::new()
             }
             _ => {
-                input.edit(&key);
+                input.handle_key(&key);
                 state.mode = Mode::ExportName(input);
                 Vec::new()
             }
@@ -932,7 +855,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
                 // Back to the name, to pick another one.
                 let name = file.to_string_lossy().into_owned();
-                state.mode = Mode::ExportName(LineInput::new(&name));
+                state.mode = Mode::ExportName(TextInput::with_text(&name));
                 Vec::new()
             }
             _ => {
@@ -982,11 +905,11 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
         ViewAction::Search if tree_focus => {
             let q = state.tree_search.take().unwrap_or_default();
             state.nav.set_query(session, &q);
-            state.mode = Mode::TreeSearch(LineInput::new(&q));
+            state.mode = Mode::TreeSearch(TextInput::with_text(&q));
         }
         ViewAction::Search => {
             let q = state.transcript_search.clone().unwrap_or_default();
-            state.mode = Mode::TranscriptSearch(LineInput::new(&q));
+            state.mode = Mode::TranscriptSearch(TextInput::with_text(&q));
         }
         ViewAction::NextHit | ViewAction::PrevHit => {
             jump_to_hit(state, action == ViewAction::NextHit);
@@ -1010,7 +933,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                     .unwrap_or_default();
                 state.mode = Mode::Label {
                     target: sel,
-                    input: LineInput::new(&current),
+                    input: TextInput::with_text(&current),
                 };
             }
         }
@@ -1045,7 +968,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
         }
         ViewAction::Export => {
             if state.nav.selected_entry().is_some() {
-                state.mode = Mode::ExportName(LineInput::new(&state.default_export_name()));
+                state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
             }
         }
         ViewAction::Help => state.mode = Mode::Help,
@@ -1069,7 +992,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
 
 fn tree_search_key(
     state: &mut SessionViewState,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1079,7 +1002,7 @@ fn tree_search_key(
             state.nav.clear_query_and_folds(&state.session);
         }
         KeyCode::Enter => {
-            let q = input.text.trim().to_owned();
+            let q = input.text().trim().to_owned();
             let hits = if q.is_empty() { 0 } else { state.nav.len() };
             // Back to the whole tree around the chosen hit; n/N walk the hits.
             state.nav.set_query(&state.session, "");
@@ -1110,8 +1033,8 @@ fn tree_search_key(
             state.mode = Mode::TreeSearch(input);
         }
         _ => {
-            if input.edit(key) {
-                state.nav.set_query(&state.session, &input.text);
+            if input.handle_key(key) == Edit::Changed {
+                state.nav.set_query(&state.session, input.text());
             }
             state.mode = Mode::TreeSearch(input);
         }
@@ -1121,7 +1044,7 @@ fn tree_search_key(
 
 fn transcript_search_key(
     state: &mut SessionViewState,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1130,7 +1053,7 @@ fn transcript_search_key(
             state.transcript_hits.clear();
         }
         KeyCode::Enter => {
-            if input.text.trim().is_empty() {
+            if input.text().trim().is_empty() {
                 state.transcript_search = None;
                 state.transcript_hits.clear();
             } else {
@@ -1139,8 +1062,8 @@ fn transcript_search_key(
             }
         }
         _ => {
-            if input.edit(key) {
-                let q = input.text.trim().to_owned();
+            if input.handle_key(key) == Edit::Changed {
+                let q = input.text().trim().to_owned();
                 if q.is_empty() {
                     state.transcript_search = None;
                     state.transcript_hits.clear();
@@ -1169,7 +1092,7 @@ fn transcript_search_key(
 fn label_key(
     state: &mut SessionViewState,
     target: usize,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1181,7 +1104,7 @@ fn label_key(
             let Some(id) = state.session.entry(target).map(|e| e.id.clone()) else {
                 return Vec::new();
             };
-            let label = Some(input.text.trim().to_owned()).filter(|l| !l.is_empty());
+            let label = Some(input.text().trim().to_owned()).filter(|l| !l.is_empty());
             let current = state.session.tree.labels.get(&id).map(|l| l.text.clone());
             if label == current {
                 state.set_status("Label unchanged", false);
@@ -1195,7 +1118,7 @@ fn label_key(
             }]
         }
         _ => {
-            input.edit(key);
+            input.handle_key(key);
             state.mode = Mode::Label { target, input };
             Vec::new()
         }

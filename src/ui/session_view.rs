@@ -7,9 +7,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::app::session_view::{
-    Focus, LineInput, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout,
-};
+use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout};
+use crate::app::text_input::TextInput;
 use crate::ui::sanitize::{sanitize_line, truncate_width};
 use crate::ui::transcript_pane::draw_transcript_pane;
 use crate::ui::tree_pane::draw_tree_pane;
@@ -240,7 +239,7 @@ fn draw_input_dialog(
     area: Rect,
     title: &str,
     lines: &[Line<'_>],
-    input: &LineInput,
+    input: &TextInput,
     hint: &str,
 ) {
     let r = centered(area, input_width(area), lines.len() as u16 + 4);
@@ -250,9 +249,8 @@ fn draw_input_dialog(
     frame.render_widget(block, r);
     let mut all: Vec<Line> = lines.to_vec();
     // The visible tail of the input, cursor marked.
-    let text = sanitize_line(&input.text).into_owned();
-    let before: String = text.chars().take(input.cursor).collect();
-    let after: String = text.chars().skip(input.cursor).collect();
+    let (before, after) = input.split_at_cursor();
+    let (before, after) = (sanitize_line(before), sanitize_line(after).into_owned());
     let room = inner.width.saturating_sub(2) as usize;
     let before = tail_width(&before, room.saturating_sub(1));
     all.push(Line::from(vec![

@@ -111,7 +111,7 @@ pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewSt
         Mode::TranscriptSearch(input) => (
             Some(Line::from(vec![
                 Span::styled("/", Style::default().fg(Color::Cyan)),
-                Span::raw(sanitize_line(&input.text).into_owned()),
+                Span::raw(sanitize_line(input.text()).into_owned()),
                 Span::styled("▏", Style::default().fg(Color::Cyan)),
                 Span::styled(
                     format!("  {} matching lines", state.transcript_hits.len()),

@@ -73,7 +73,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
     let search_line = match &state.mode {
         Mode::TreeSearch(input) => Some(Line::from(vec![
             Span::styled("/", Style::default().fg(Color::Cyan)),
-            Span::raw(sanitize_line(&input.text).into_owned()),
+            Span::raw(sanitize_line(input.text()).into_owned()),
             Span::styled("▏", Style::default().fg(Color::Cyan)),
         ])),
         _ => state.tree_search.as_ref().map(|q| {
