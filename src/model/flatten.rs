@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::entry::{Entry, EntryKind};
+use super::entry::{Entry, EntryKind, JsonMap};
 use super::tree::Session;
 use crate::ui::sanitize::sanitize_line;
 
@@ -863,8 +863,8 @@ fn normalize(s: &str) -> String {
     s.replace(['\n', '\t'], " ").trim().to_owned()
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+fn str_of<'a>(m: &'a JsonMap, key: &str) -> Option<&'a str> {
+    m.get(key).and_then(Value::as_str)
 }
 
 /// The text pi's tree search matches against (`getSearchableText`).
@@ -1025,8 +1025,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                 t.push(RowStyle::Dim, "[message]");
                 return t;
             };
-            let mv = Value::Object(m.clone());
-            let role = str_of(&mv, "role").unwrap_or("");
+            let role = str_of(m, "role").unwrap_or("");
             match role {
                 "user" => {
                     t.push(RowStyle::UserLabel, "user: ");
@@ -1037,10 +1036,9 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                     let text = clean(&extract_content(m.get("content")));
                     if !text.is_empty() {
                         t.push(RowStyle::Plain, text);
-                    } else if str_of(&mv, "stopReason") == Some("aborted") {
+                    } else if str_of(m, "stopReason") == Some("aborted") {
                         t.push(RowStyle::Muted, "(aborted)");
-                    } else if let Some(err) = str_of(&mv, "errorMessage").filter(|s| !s.is_empty())
-                    {
+                    } else if let Some(err) = str_of(m, "errorMessage").filter(|s| !s.is_empty()) {
                         let err: String = normalize(err).chars().take(80).collect();
                         t.push(RowStyle::Error, sanitize_line(&err).into_owned());
                     } else {
@@ -1048,17 +1046,17 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                     }
                 }
                 "toolResult" => {
-                    let call = str_of(&mv, "toolCallId").and_then(|id| tool_calls.get(id));
+                    let call = str_of(m, "toolCallId").and_then(|id| tool_calls.get(id));
                     let text = match call {
                         Some(c) => format_tool_call(&c.name, &c.arguments, home),
-                        None => format!("[{}]", str_of(&mv, "toolName").unwrap_or("tool")),
+                        None => format!("[{}]", str_of(m, "toolName").unwrap_or("tool")),
                     };
                     t.push(RowStyle::Muted, sanitize_line(&text).into_owned());
                 }
                 "bashExecution" => {
                     t.push(
                         RowStyle::Dim,
-                        format!("[bash]: {}", clean(str_of(&mv, "command").unwrap_or(""))),
+                        format!("[bash]: {}", clean(str_of(m, "command").unwrap_or(""))),
                     );
                 }
                 other => t.push(RowStyle::Dim, format!("[{}]", sanitize_line(other))),
