@@ -325,12 +325,7 @@ impl TreeNav {
         let entries = session.entries();
         let tree = &session.tree;
         let n = entries.len();
-        let tokens: Vec<String> = self
-            .query
-            .to_lowercase()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+        let tokens = search_tokens(&self.query);
         if !tokens.is_empty() {
             self.ensure_search_text(session);
         }
@@ -353,7 +348,7 @@ impl TreeNav {
                     .as_ref()
                     .and_then(|t| t.get(i))
                     .map_or("", String::as_str);
-                show = tokens.iter().all(|t| text.contains(t.as_str()));
+                show = contains_all(text, &tokens);
             }
             visible[i] = show;
         }
@@ -775,11 +770,7 @@ impl TreeNav {
 
     /// Rows (indices) whose entry matches every token of `query`, for n/N navigation.
     pub fn matches(&mut self, session: &Session, query: &str) -> Vec<usize> {
-        let tokens: Vec<String> = query
-            .to_lowercase()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+        let tokens = search_tokens(query);
         if tokens.is_empty() {
             return Vec::new();
         }
@@ -792,7 +783,7 @@ impl TreeNav {
             .enumerate()
             .filter(|(_, r)| {
                 let t = texts.get(r.entry).map_or("", String::as_str);
-                tokens.iter().all(|tok| t.contains(tok.as_str()))
+                contains_all(t, &tokens)
             })
             .map(|(i, _)| i)
             .collect()
@@ -865,6 +856,21 @@ fn normalize(s: &str) -> String {
 
 fn str_of<'a>(m: &'a JsonMap, key: &str) -> Option<&'a str> {
     m.get(key).and_then(Value::as_str)
+}
+
+/// A query as pi's tree search reads it: lower-cased, split at white space; a text matches
+/// when it holds every token.
+pub fn search_tokens(query: &str) -> Vec<String> {
+    query
+        .to_lowercase()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether lower-cased `text` holds every token of [`search_tokens`].
+pub fn contains_all(text: &str, tokens: &[String]) -> bool {
+    tokens.iter().all(|t| text.contains(t.as_str()))
 }
 
 /// The text pi's tree search matches against (`getSearchableText`).

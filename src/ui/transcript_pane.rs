@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::session_view::transcript::{LineStyle, wrap};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
+use crate::model::flatten::search_tokens;
 use crate::ui::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
@@ -121,28 +122,22 @@ pub fn draw_transcript_pane(
     let width = inner.width as usize;
     let height = inner.height as usize;
 
-    let (search_line, tokens) = match &state.mode {
-        Mode::TranscriptSearch(input) => (
-            Some(Line::from(vec![
-                Span::styled("/", theme.accent),
-                Span::raw(sanitize_line(input.text()).into_owned()),
-                Span::styled("▏", theme.accent),
-                Span::styled(
-                    format!("  {} matching lines", state.transcript_hits.len()),
-                    theme.muted,
-                ),
-            ])),
-            state.transcript_search.clone(),
-        ),
-        _ => (None, state.transcript_search.clone()),
+    let search_line = match &state.mode {
+        Mode::TranscriptSearch(input) => Some(Line::from(vec![
+            Span::styled("/", theme.accent),
+            Span::raw(sanitize_line(input.text()).into_owned()),
+            Span::styled("▏", theme.accent),
+            Span::styled(
+                format!("  {} matching lines", state.transcript_hits.len()),
+                theme.muted,
+            ),
+        ])),
+        _ => None,
     };
-    let tokens: Vec<String> = tokens
-        .map(|q| {
-            q.to_lowercase()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect()
-        })
+    let tokens = state
+        .transcript_search
+        .as_deref()
+        .map(search_tokens)
         .unwrap_or_default();
     let text_height = if search_line.is_some() {
         height.saturating_sub(1)

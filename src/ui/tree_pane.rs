@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::session_view::{Focus, Mode, SessionViewState};
-use crate::model::flatten::{RowStyle, row_text};
+use crate::model::flatten::{RowStyle, contains_all, row_text, search_tokens, searchable_text};
 use crate::ui::sanitize::sanitize_line;
 use crate::ui::theme::Theme;
 
@@ -113,15 +113,10 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, t
     }
 
     let window = nav.window(list_height as usize);
-    let hits: Vec<String> = state
+    let hits = state
         .tree_search
         .as_deref()
-        .map(|q| {
-            q.to_lowercase()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(search_tokens)
         .unwrap_or_default();
     let entries = state.session.entries();
     let mut items = Vec::with_capacity(window.len());
@@ -144,10 +139,8 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, t
             ));
         }
         let text = row_text(e, nav.tool_calls(), state.home.as_deref());
-        let is_hit = !hits.is_empty() && {
-            let t = crate::model::flatten::searchable_text(&state.session, e).to_lowercase();
-            hits.iter().all(|h| t.contains(h.as_str()))
-        };
+        let is_hit = !hits.is_empty()
+            && contains_all(&searchable_text(&state.session, e).to_lowercase(), &hits);
         for (s, t) in text.spans {
             let mut st = theme.paint(row_style(s));
             if ri == nav.selected_index() {
