@@ -241,6 +241,17 @@ pub enum Scope {
     Transcript,
 }
 
+impl Scope {
+    /// Whether a binding of this scope works while `focus` has the keyboard.
+    pub fn includes(self, focus: Focus) -> bool {
+        match self {
+            Scope::Both => true,
+            Scope::Tree => focus == Focus::Tree,
+            Scope::Transcript => focus == Focus::Transcript,
+        }
+    }
+}
+
 /// One row of the table: keys, what they do, where, and how the footer / help show it.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyBinding {
@@ -550,16 +561,11 @@ fn normalize_key(key: &KeyEvent) -> (KeyCode, KeyModifiers) {
 /// The action a key triggers in a pane, from [`SESSION_VIEW_KEYS`].
 pub fn action_for(key: &KeyEvent, focus: Focus) -> Option<ViewAction> {
     let (code, mods) = normalize_key(key);
-    let in_scope = |s: Scope| {
-        s == Scope::Both
-            || (s == Scope::Tree && focus == Focus::Tree)
-            || (s == Scope::Transcript && focus == Focus::Transcript)
-    };
     // Pane-specific bindings win over shared ones (Enter).
     let find = |specific: bool| {
         SESSION_VIEW_KEYS
             .iter()
-            .filter(|kb| in_scope(kb.scope) && (kb.scope != Scope::Both) == specific)
+            .filter(|kb| kb.scope.includes(focus) && (kb.scope != Scope::Both) == specific)
             .find(|kb| kb.keys.iter().any(|&(c, m)| c == code && m == mods))
             .map(|kb| kb.action)
     };
@@ -1127,48 +1133,49 @@ fn label_key(
 
 /// n/N in the focused pane, wrapping around.
 fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
-    if state.focus == Focus::Tree {
-        let hits = state.tree_hits();
-        if state.tree_search.is_none() {
-            state.set_status("No search: press / to search", false);
-            return;
-        }
-        let sel = state.nav.selected_index();
-        let next = if forward {
-            hits.iter().find(|&&h| h > sel).or(hits.first())
-        } else {
-            hits.iter().rev().find(|&&h| h < sel).or(hits.last())
-        };
-        match next {
-            Some(&h) => {
-                let k = hits.iter().position(|&x| x == h).unwrap_or(0);
-                state.nav.select_index(h);
-                state.set_status(format!("match {}/{}", k + 1, hits.len()), false);
-            }
-            None => state.set_status("No matching entries in this filter", true),
-        }
+    let tree = state.focus == Focus::Tree;
+    let searching = if tree {
+        state.tree_search.is_some()
     } else {
-        if state.transcript_search.is_none() {
-            state.set_status("No search: press / to search", false);
-            return;
-        }
-        let hits = &state.transcript_hits;
-        let top = state.transcript_scroll;
-        let next = if forward {
-            hits.iter().find(|&&h| h > top).or(hits.first())
-        } else {
-            hits.iter().rev().find(|&&h| h < top).or(hits.last())
-        };
-        match next {
-            Some(&h) => {
-                let k = hits.iter().position(|&x| x == h).unwrap_or(0);
-                let n = hits.len();
-                state.transcript_scroll = h;
-                state.set_status(format!("match {}/{n}", k + 1), false);
-            }
-            None => state.set_status("No matching lines", true),
-        }
+        state.transcript_search.is_some()
+    };
+    if !searching {
+        state.set_status("No search: press / to search", false);
+        return;
     }
+    let (hits, from) = if tree {
+        (state.tree_hits(), state.nav.selected_index())
+    } else {
+        (state.transcript_hits.clone(), state.transcript_scroll)
+    };
+    let Some((k, hit)) = next_hit(&hits, from, forward) else {
+        let none = if tree {
+            "No matching entries in this filter"
+        } else {
+            "No matching lines"
+        };
+        state.set_status(none, true);
+        return;
+    };
+    if tree {
+        state.nav.select_index(hit);
+    } else {
+        state.transcript_scroll = hit;
+    }
+    state.set_status(format!("match {}/{}", k + 1, hits.len()), false);
+}
+
+/// The first of the sorted `hits` after `from` (before it, going back), wrapping around;
+/// with its position among the hits.
+fn next_hit(hits: &[usize], from: usize, forward: bool) -> Option<(usize, usize)> {
+    let k = if forward {
+        hits.iter().position(|&h| h > from).unwrap_or(0)
+    } else {
+        hits.iter()
+            .rposition(|&h| h < from)
+            .unwrap_or(hits.len().checked_sub(1)?)
+    };
+    hits.get(k).map(|&h| (k, h))
 }
 
 /// Enter / x in the transcript.

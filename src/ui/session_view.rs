@@ -193,12 +193,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &
 pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     for kb in SESSION_VIEW_KEYS {
-        let in_scope = match kb.scope {
-            Scope::Both => true,
-            Scope::Tree => focus == Focus::Tree,
-            Scope::Transcript => focus == Focus::Transcript,
-        };
-        if let (true, Some(h)) = (in_scope, kb.hint)
+        if let Some(h) = kb.hint
+            && kb.scope.includes(focus)
             && !out.iter().any(|&(_, x)| x == h)
         {
             out.push((kb.shown, h));
