@@ -1168,25 +1168,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::parse::ParsedSession;
-
-    fn session(lines: &[String]) -> Session {
-        let mut data = String::from(
-            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n",
-        );
-        for l in lines {
-            data.push_str(l);
-            data.push('\n');
-        }
-        Session::new(ParsedSession::from_bytes(data.as_bytes()))
-    }
-
-    fn user(id: &str, parent: Option<&str>, n: u32) -> String {
-        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-        format!(
-            r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2025-01-01T00:00:{n:02}Z","message":{{"role":"user","content":"{id}"}}}}"#
-        )
-    }
+    use crate::model::tree::tests::{msg as user, session};
 
     fn ids(s: &Session, nav: &TreeNav) -> Vec<String> {
         nav.rows()
