@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout};
 use crate::app::text_input::TextInput;
+use crate::ui::format::truncate_left;
 use crate::ui::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::transcript_pane::draw_transcript_pane;
@@ -259,7 +260,7 @@ fn draw_input_dialog(
     let (before, after) = input.split_at_cursor();
     let (before, after) = (sanitize_line(before), sanitize_line(after).into_owned());
     let room = inner.width.saturating_sub(2) as usize;
-    let before = tail_width(&before, room.saturating_sub(1));
+    let before = truncate_left(&before, room.saturating_sub(1)).into_owned();
     all.push(Line::from(vec![
         Span::raw("> "),
         Span::raw(before),
@@ -268,22 +269,6 @@ fn draw_input_dialog(
     ]));
     all.push(Line::styled(hint.to_owned(), theme.muted));
     frame.render_widget(Paragraph::new(all), inner);
-}
-
-/// The end of `s` that fits in `cols` columns.
-fn tail_width(s: &str, cols: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut w = 0;
-    let mut start = s.len();
-    for (i, c) in s.char_indices().rev() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > cols {
-            break;
-        }
-        w += cw;
-        start = i;
-    }
-    s[start..].to_owned()
 }
 
 fn draw_confirm(
