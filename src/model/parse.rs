@@ -97,6 +97,10 @@ pub fn for_each_line<R: Read>(
                 });
                 offset += buf.len() as u64 + 1;
                 buf.clear();
+                if buf.capacity() > 4 * CHUNK {
+                    // One huge line must not pin its buffer for the rest of the file.
+                    buf = Vec::with_capacity(CHUNK);
+                }
             }
             data = &data[pos + 1..];
         }
