@@ -190,6 +190,26 @@ fn spawn_preview_worker(events: Sender<Event>) -> Sender<(PathBuf, Dialect)> {
     tx
 }
 
+/// A file write for the write worker; its event (if any) goes back to the loop.
+type WriteJob = Box<dyn FnOnce() -> Option<Event> + Send>;
+
+/// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
+/// an append chains to the file's last entry, so two appends running at once could both
+/// take the same parent.
+fn spawn_write_worker(events: Sender<Event>) -> Sender<WriteJob> {
+    let (tx, rx) = mpsc::channel::<WriteJob>();
+    std::thread::spawn(move || {
+        while let Ok(job) = rx.recv() {
+            if let Some(event) = job()
+                && events.send(event).is_err()
+            {
+                break;
+            }
+        }
+    });
+    tx
+}
+
 fn background(tx: &Sender<Event>, job: impl FnOnce() -> Event + Send + 'static) {
     let tx = tx.clone();
     std::thread::spawn(move || {
@@ -203,12 +223,17 @@ struct Runner {
     search_tx: Sender<SearchRequest>,
     search_latest: Arc<AtomicU64>,
     preview_tx: Sender<(PathBuf, Dialect)>,
+    write_tx: Sender<WriteJob>,
     current_dir: Option<PathBuf>,
     /// What deletes are checked against.
     roots: Arc<[SessionRoot]>,
 }
 
 impl Runner {
+    fn write(&self, job: impl FnOnce() -> Option<Event> + Send + 'static) {
+        let _ = self.write_tx.send(Box::new(job));
+    }
+
     /// Executes one effect; `Some` ends the loop.
     fn execute(&self, effect: Effect) -> Option<Exit> {
         match effect {
@@ -240,17 +265,12 @@ impl Runner {
                     path,
                 });
             }
-            Effect::View { session, effect } => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    if let Some(outcome) = session_view::execute(&effect) {
-                        let _ = tx.send(Event::ViewDone {
-                            path: session,
-                            outcome: Box::new(outcome),
-                        });
-                    }
-                });
-            }
+            Effect::View { session, effect } => self.write(move || {
+                session_view::execute(&effect).map(|outcome| Event::ViewDone {
+                    path: session,
+                    outcome: Box::new(outcome),
+                })
+            }),
             Effect::RefreshRecord { path, agent } => {
                 let current_dir = self.current_dir.clone();
                 background(&self.tx, move || Event::RecordRefreshed {
@@ -269,20 +289,20 @@ impl Runner {
             }
             Effect::AppendRename { record, path, name } => {
                 let current_dir = self.current_dir.clone();
-                background(&self.tx, move || Event::Renamed {
-                    record,
-                    result: rename(&path, name, current_dir.as_deref()),
+                self.write(move || {
+                    Some(Event::Renamed {
+                        record,
+                        result: rename(&path, name, current_dir.as_deref()),
+                    })
                 });
             }
             effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
                 let roots = Arc::clone(&self.roots);
-                background(&self.tx, move || {
-                    delete_session(&effect, &roots).unwrap_or(Event::Tick)
-                });
+                self.write(move || delete_session(&effect, &roots));
             }
-            Effect::RestoreTrash(item) => background(&self.tx, move || {
+            Effect::RestoreTrash(item) => self.write(move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
-                Event::Restored { item, result }
+                Some(Event::Restored { item, result })
             }),
             Effect::Print(path) => return Some(Exit::Print(path)),
             Effect::LaunchAgent { path, agent, cwd } => {
@@ -378,6 +398,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     let runner = Runner {
         search_tx: spawn_search_worker(tx.clone(), Arc::clone(&search_latest)),
         preview_tx: spawn_preview_worker(tx.clone()),
+        write_tx: spawn_write_worker(tx.clone()),
         tx,
         source,
         search_latest,
