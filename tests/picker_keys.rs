@@ -446,14 +446,14 @@ fn trash_failure_needs_a_second_explicit_confirmation() {
 fn help_opens_with_question_mark_only_on_an_empty_query() {
     let mut h = loaded();
     h.key(KeyCode::Char('?'));
-    assert_eq!(h.state.mode, Mode::Help);
+    assert_eq!(h.state.mode, Mode::Help { scroll: 0 });
     h.key(KeyCode::Char('x'));
     assert_eq!(h.state.mode, Mode::Normal);
     assert_eq!(h.state.picker.query.text(), "");
     h.type_str("a?");
     assert_eq!(h.state.picker.query.text(), "a?");
     h.key(KeyCode::F(1));
-    assert_eq!(h.state.mode, Mode::Help);
+    assert_eq!(h.state.mode, Mode::Help { scroll: 0 });
 }
 
 #[test]
@@ -531,4 +531,21 @@ fn ctrl_backspace_deletes_only_with_an_empty_query() {
         KeyModifiers::CONTROL,
     )));
     assert!(!matches!(h.state.mode, Mode::ConfirmDelete { .. }));
+}
+
+#[test]
+fn help_scrolls_when_it_does_not_fit_and_other_keys_close_it() {
+    let mut h = Harness::new(60, 20);
+    h.load(fixtures());
+    h.key(KeyCode::F(1));
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    assert_eq!(h.state.mode, Mode::Help { scroll: 2 });
+    assert!(h.render().contains("restore the last deleted"));
+    h.key(KeyCode::PageDown);
+    h.key(KeyCode::PageDown);
+    h.key(KeyCode::PageDown);
+    assert!(h.render().contains("re:<regex>"), "{}", h.render());
+    h.key(KeyCode::Char('x'));
+    assert_eq!(h.state.mode, Mode::Normal);
 }

@@ -802,7 +802,7 @@ fn export_offers_a_name_and_never_overwrites_without_asking() {
 fn help_opens_and_any_key_closes() {
     let mut v = branching().view();
     press(&mut v, ch('?'));
-    assert_eq!(v.mode, Mode::Help);
+    assert_eq!(v.mode, Mode::Help { scroll: 0 });
     press(&mut v, ch('j'));
     assert_eq!(v.mode, Mode::Normal);
 }

@@ -54,7 +54,10 @@ pub enum Mode {
         file: PathBuf,
     },
     /// `?`.
-    Help,
+    /// The help overlay, scrolled down by this many lines.
+    Help {
+        scroll: u16,
+    },
 }
 
 /// A message in the footer.
@@ -810,8 +813,14 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                 None => Vec::new(),
             }
         }
-        Mode::Help => {
-            // Any key closes the help; `?` and Esc just close it.
+        Mode::Help { scroll } => {
+            let lines =
+                crate::ui::session_view::help_lines(&crate::ui::theme::Theme::default()).len() + 2;
+            if let crate::ui::help::HelpKey::Scroll(s) =
+                crate::ui::help::help_key(&key, scroll, lines)
+            {
+                state.mode = Mode::Help { scroll: s };
+            }
             Vec::new()
         }
         Mode::TreeSearch(input) => tree_search_key(state, input, &key),
@@ -1030,7 +1039,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
             }
         }
-        ViewAction::Help => state.mode = Mode::Help,
+        ViewAction::Help => state.mode = Mode::Help { scroll: 0 },
         ViewAction::Back => {
             if tree_focus && state.tree_search.is_some() {
                 // As pi's Esc with a query: clear it, and the folds.

@@ -171,7 +171,10 @@ pub enum Liveness {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     Normal,
-    Help,
+    /// The help overlay, scrolled down by this many lines.
+    Help {
+        scroll: u16,
+    },
     Rename {
         record: usize,
         input: TextInput,

@@ -329,8 +329,13 @@ fn list_height(state: &AppState) -> usize {
 fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
     let is_ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
     match &mut state.mode {
-        Mode::Help => {
-            state.mode = Mode::Normal;
+        Mode::Help { scroll } => {
+            let scroll = *scroll;
+            let lines = crate::ui::help::picker_help_lines(state).len() + 2;
+            state.mode = match crate::ui::help::help_key(&key, scroll, lines) {
+                crate::ui::help::HelpKey::Scroll(s) => Mode::Help { scroll: s },
+                crate::ui::help::HelpKey::Close => Mode::Normal,
+            };
             return;
         }
         Mode::Rename { record, input } => {
@@ -610,7 +615,7 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
             }
             None => set_status(state, "Nothing to undo".into(), StatusKind::Info),
         },
-        Action::Help => state.mode = Mode::Help,
+        Action::Help => state.mode = Mode::Help { scroll: 0 },
         Action::Back => {
             if state.picker.query.text().is_empty() {
                 fx.push(Effect::Quit {
@@ -684,7 +689,7 @@ fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
             return;
         }
         Action::Help => {
-            state.mode = Mode::Help;
+            state.mode = Mode::Help { scroll: 0 };
             return;
         }
         Action::Back => {

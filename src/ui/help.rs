@@ -7,11 +7,92 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::theme::Theme;
 use crate::app::keymap::KeyContext;
 use crate::app::state::{AppState, Screen};
 
-/// Draws the help popup over the screen.
-pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState) {
+/// What a key does to an open help popup: scroll it, or close it.
+pub enum HelpKey {
+    Scroll(u16),
+    Close,
+}
+
+/// Scroll keys move the help (clamped to its `lines`); any other key closes it.
+pub fn help_key(key: &KeyEvent, scroll: u16, lines: usize) -> HelpKey {
+    let max = lines.saturating_sub(1).min(u16::MAX as usize) as u16;
+    match key.code {
+        KeyCode::Down | KeyCode::Char('j') => HelpKey::Scroll(scroll.saturating_add(1).min(max)),
+        KeyCode::Up | KeyCode::Char('k') => HelpKey::Scroll(scroll.saturating_sub(1)),
+        KeyCode::PageDown | KeyCode::Char(' ') => {
+            HelpKey::Scroll(scroll.saturating_add(10).min(max))
+        }
+        KeyCode::PageUp => HelpKey::Scroll(scroll.saturating_sub(10)),
+        _ => HelpKey::Close,
+    }
+}
+
+/// Draws help `lines` in a centred box; when they do not fit, from line `scroll` on, with a
+/// hint that they scroll.
+pub fn draw_help_popup(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    mut lines: Vec<Line<'static>>,
+    scroll: u16,
+    theme: &Theme,
+) {
+    let fits = lines.len() as u16 + 3 <= area.height;
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        if fits {
+            "any key closes this help"
+        } else {
+            "↑/↓ PgUp/PgDn scroll · any other key closes"
+        },
+        theme.muted,
+    ));
+    let content_w = lines.iter().map(Line::width).max().unwrap_or(20) as u16;
+    let w = (content_w + 4).min(area.width);
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let popup = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, popup);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(theme.accent)
+        .title(title.to_owned());
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let inner = Rect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(1),
+        inner.height,
+    );
+    // Keep the closing hint visible: scroll only the part above it.
+    let hint = lines.pop();
+    let body = Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(1),
+    );
+    let max = (lines.len() as u16).saturating_sub(body.height);
+    frame.render_widget(Paragraph::new(lines).scroll((scroll.min(max), 0)), body);
+    if let Some(hint) = hint {
+        let last = Rect::new(inner.x, inner.bottom().saturating_sub(1), inner.width, 1);
+        frame.render_widget(Paragraph::new(hint), last);
+    }
+}
+
+/// The picker's help lines (without the closing hint).
+pub fn picker_help_lines(state: &AppState) -> Vec<Line<'static>> {
     let t = &state.theme;
     let context = match state.screen {
         Screen::Picker => KeyContext::Picker,
@@ -49,30 +130,11 @@ pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState) {
             t.muted,
         ));
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled("any key closes this help", t.muted));
+    lines
+}
 
-    let content_w = lines.iter().map(Line::width).max().unwrap_or(20) as u16;
-    let w = (content_w + 4).min(area.width);
-    let h = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
-    frame.render_widget(Clear, popup);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(t.accent)
-        .title(" Keys ");
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
-    let inner = Rect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(1),
-        inner.height,
-    );
-    frame.render_widget(Paragraph::new(lines), inner);
+/// Draws the help popup over the screen.
+pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
+    let lines = picker_help_lines(state);
+    draw_help_popup(frame, area, " Keys ", lines, scroll, &state.theme);
 }

@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         }
     }
     match state.mode {
-        Mode::Help => help::draw_help(frame, area, state),
+        Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
     }

@@ -110,7 +110,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                 theme,
             );
         }
-        Mode::Help => draw_help(frame, area, theme),
+        Mode::Help { scroll } => draw_help(frame, area, theme, *scroll),
         Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}
     }
 }
@@ -289,7 +289,8 @@ fn draw_confirm(
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
-fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme) {
+/// The session view's help lines (without the closing hint), from its key table.
+pub fn help_lines(theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for (heading, scope) in [
         ("Both panes", Scope::Both),
@@ -307,12 +308,16 @@ fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme) {
             ]));
         }
     }
-    lines.push(Line::styled("any key closes this help", theme.muted));
-    let width = area.width.saturating_sub(2).min(84);
-    let r = centered(area, width, (lines.len() as u16 + 2).min(area.height));
-    frame.render_widget(Clear, r);
-    let block = dialog_block(" Session view keys ", theme);
-    let inner = block.inner(r);
-    frame.render_widget(block, r);
-    frame.render_widget(Paragraph::new(lines), inner);
+    lines
+}
+
+fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, scroll: u16) {
+    crate::ui::help::draw_help_popup(
+        frame,
+        area,
+        " Session view keys ",
+        help_lines(theme),
+        scroll,
+        theme,
+    );
 }
