@@ -3,6 +3,7 @@
 pub mod append;
 pub mod cache;
 pub mod demo;
+pub mod fastscan;
 pub mod fork;
 pub mod read;
 pub mod roots;
