@@ -16,6 +16,7 @@ use crate::model::info::SessionInfo;
 use crate::model::tree::Session;
 use crate::storage::append::{NewEntry, append_entry};
 use crate::storage::fork::fork_session;
+use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
 use crate::storage::scan::{Listing, list_sessions};
@@ -208,7 +209,9 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             include_internal,
             json,
         } => {
-            let listing = list_sessions(&roots);
+            // The demo is a fresh temp copy each run: caching it would only leave stale rows.
+            let mut index = Index::open(global.no_cache || global.demo);
+            let listing = index.list(&roots, ListOptions::default(), |_| {});
             report_problems(&listing);
             let cwd = match (all, cwd) {
                 (true, _) => None,

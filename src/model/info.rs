@@ -239,6 +239,8 @@ pub struct InfoBuilder {
     parents: HashSet<String>,
     labels: HashMap<String, bool>,
     total_tokens: u64,
+    /// Stored as its bits: a JSON round trip of an `f64` is not always exact.
+    #[serde(with = "f64_bits")]
     cost: f64,
     summary: Option<(String, String)>,
     summary_retired: bool,
@@ -276,6 +278,16 @@ impl InfoBuilder {
         &self.texts
     }
 
+    /// Takes the gathered text out (an index stores it once, beside the resumable state).
+    pub fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.texts)
+    }
+
+    /// Puts back text taken with [`InfoBuilder::take_text`].
+    pub fn restore_text(&mut self, text: String) {
+        self.texts = text;
+    }
+
     pub fn entry(&mut self, e: &Entry) {
         let mut text_buf = None;
         self.facts(&EntryFacts::of_entry(e, &mut text_buf));
@@ -286,10 +298,10 @@ impl InfoBuilder {
         if !e.id.is_empty() {
             self.ids.insert(e.id.to_owned());
         }
-        if let Some(p) = e.parent_id {
-            if p != e.id {
-                self.parents.insert(p.to_owned());
-            }
+        if let Some(p) = e.parent_id
+            && p != e.id
+        {
+            self.parents.insert(p.to_owned());
         }
         match e.kind {
             EntryKind::Message => self.message(e),
@@ -430,5 +442,18 @@ impl InfoBuilder {
             first_issue,
             all_messages_text: self.texts,
         })
+    }
+}
+
+/// Serializes an `f64` as its bit pattern, so a stored builder resumes with the exact sum.
+mod f64_bits {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        u64::deserialize(d).map(f64::from_bits)
     }
 }

@@ -65,17 +65,33 @@ impl ScanState {
         self.offset
     }
 
+    /// The text gathered so far.
+    pub fn builder_text(&self) -> &str {
+        self.builder.text()
+    }
+
+    /// Takes the text out (an index stores it once, as the listing's text).
+    pub fn take_builder_text(&mut self) -> String {
+        self.builder.take_text()
+    }
+
+    /// Puts back the text taken with [`ScanState::take_builder_text`].
+    pub fn restore_builder_text(&mut self, text: String) {
+        self.builder.restore_text(text);
+    }
+
     fn line(&mut self, line: &RawLine<'_>, mode: ParseMode) {
-        if mode == ParseMode::Fast && self.objects > 0 {
-            if let Some(entry) = parse_lite(line.bytes) {
-                self.objects += 1;
-                if entry.ty.as_deref() == Some("session") {
-                    self.issues += 1;
-                } else {
-                    self.builder.facts(&entry.facts());
-                }
-                return;
+        if mode == ParseMode::Fast
+            && self.objects > 0
+            && let Some(entry) = parse_lite(line.bytes)
+        {
+            self.objects += 1;
+            if entry.ty.as_deref() == Some("session") {
+                self.issues += 1;
+            } else {
+                self.builder.facts(&entry.facts());
             }
+            return;
         }
         match parse_line(line) {
             LineValue::Blank => {}
@@ -171,18 +187,19 @@ pub fn scan(
     }
     // `tail` is the state including a torn last line, which `state` must not contain.
     let mut tail: Option<ScanState> = None;
-    let (bytes_read, _) = for_each_line(&mut file as &mut File, state.offset, state.lines, |line| {
-        if line.terminated {
-            state.line(&line, mode);
-            state.lines = line.number;
-            state.offset = line.offset + line.bytes.len() as u64 + 1;
-        } else {
-            let mut t = state.clone();
-            t.line(&line, mode);
-            tail = Some(t);
-        }
-    })
-    .map_err(io_err)?;
+    let (bytes_read, _) =
+        for_each_line(&mut file as &mut File, state.offset, state.lines, |line| {
+            if line.terminated {
+                state.line(&line, mode);
+                state.lines = line.number;
+                state.offset = line.offset + line.bytes.len() as u64 + 1;
+            } else {
+                let mut t = state.clone();
+                t.line(&line, mode);
+                tail = Some(t);
+            }
+        })
+        .map_err(io_err)?;
     let finishing = tail.unwrap_or_else(|| state.clone());
     let info = finishing.finish(path, agent, meta.len(), mtime_ms(&meta));
     Ok(Scanned {
@@ -555,9 +572,9 @@ impl<'de> Shape<'de> for Message<'de> {
                 "content" => {
                     // Text is only listed for user and assistant messages: once the role is
                     // known to be another (pi writes it first), the content is only validated.
-                    let wanted = role
-                        .as_ref()
-                        .is_none_or(|r: &Option<Cow<str>>| matches!(r.as_deref(), Some("user" | "assistant")));
+                    let wanted = role.as_ref().is_none_or(|r: &Option<Cow<str>>| {
+                        matches!(r.as_deref(), Some("user" | "assistant"))
+                    });
                     let value = if wanted {
                         map.next_value::<Content>()?.0
                     } else {
@@ -601,8 +618,9 @@ impl<'de> Shape<'de> for Root<'de> {
                 None
             };
             let wants = |k: EntryKind| kind.is_none_or(|kind| kind == k);
-            let wants_usage = kind
-                .is_none_or(|kind| matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary));
+            let wants_usage = kind.is_none_or(|kind| {
+                matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary)
+            });
             match k.as_ref() {
                 "type" => {
                     once_seen(&mut seen_ty)?;
@@ -625,9 +643,7 @@ impl<'de> Shape<'de> for Root<'de> {
                 "targetId" if wants(EntryKind::Label) => {
                     once(&mut target, map.next_value::<Str>()?.0)?
                 }
-                "label" if wants(EntryKind::Label) => {
-                    once(&mut label, map.next_value::<Str>()?.0)?
-                }
+                "label" if wants(EntryKind::Label) => once(&mut label, map.next_value::<Str>()?.0)?,
                 "summary" if wants(EntryKind::SessionSummary) => {
                     once(&mut summary, map.next_value::<Str>()?.0)?
                 }
@@ -703,10 +719,10 @@ mod tests {
         let full = EntryFacts::of_entry(&entry, &mut buf);
         let mut fast = lite.facts();
         // The full path joins text for user/assistant only; the fast one may have it otherwise.
-        if let (Some(m), Some(f)) = (&mut fast.message, &full.message) {
-            if !matches!(f.role, Some("user" | "assistant")) {
-                m.text = f.text;
-            }
+        if let (Some(m), Some(f)) = (&mut fast.message, &full.message)
+            && !matches!(f.role, Some("user" | "assistant"))
+        {
+            m.text = f.text;
         }
         assert_eq!(fast, full, "{line}");
     }
@@ -727,7 +743,9 @@ mod tests {
         facts_equal(
             r#"{"type":"session_summary","id":"s","summary":"sum","summarizedThroughId":"a"}"#,
         );
-        facts_equal(r#"{"type":"message","id":"t","message":{"role":"toolResult","content":[{"type":"text","text":"big"}]}}"#);
+        facts_equal(
+            r#"{"type":"message","id":"t","message":{"role":"toolResult","content":[{"type":"text","text":"big"}]}}"#,
+        );
     }
 
     #[test]
@@ -742,7 +760,11 @@ mod tests {
         ] {
             assert!(parse_lite(line.as_bytes()).is_none(), "{line}");
         }
-        let deep = format!("{{\"type\":\"x\",\"a\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        let deep = format!(
+            "{{\"type\":\"x\",\"a\":{}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
         assert!(parse_lite(deep.as_bytes()).is_none());
         assert!(parse_lite(b"{\"type\":\"message\",\"x\":\"\xff\"}").is_none());
     }
