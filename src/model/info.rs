@@ -386,7 +386,7 @@ impl InfoBuilder {
 
     /// Finishes the listing fields. `None` when the file had no header.
     pub fn finish(
-        self,
+        mut self,
         path: PathBuf,
         agent: Dialect,
         bytes: u64,
@@ -394,7 +394,36 @@ impl InfoBuilder {
         parse_issues: u64,
         first_issue: Option<String>,
     ) -> Option<SessionInfo> {
-        let header = self.header?;
+        let texts = std::mem::take(&mut self.texts);
+        self.build(texts, path, agent, bytes, mtime_ms, parse_issues, first_issue)
+    }
+
+    /// [`InfoBuilder::finish`] without consuming the builder (copies the text).
+    pub fn snapshot(
+        &self,
+        path: PathBuf,
+        agent: Dialect,
+        bytes: u64,
+        mtime_ms: i64,
+        parse_issues: u64,
+        first_issue: Option<String>,
+    ) -> Option<SessionInfo> {
+        let texts = self.texts.clone();
+        self.build(texts, path, agent, bytes, mtime_ms, parse_issues, first_issue)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        &self,
+        texts: String,
+        path: PathBuf,
+        agent: Dialect,
+        bytes: u64,
+        mtime_ms: i64,
+        parse_issues: u64,
+        first_issue: Option<String>,
+    ) -> Option<SessionInfo> {
+        let header = self.header.as_ref()?;
         let created_ms = parse_iso_ms(&header.timestamp);
         let modified_ms = match self.last_activity {
             Some(t) if t > 0 => t,
@@ -418,13 +447,14 @@ impl InfoBuilder {
             path,
             id: header.id.clone(),
             cwd: header.cwd.clone(),
-            name: self.name.name,
+            name: self.name.name.clone(),
             parent_session_path: header.parent_session.clone(),
             created_ms,
             modified_ms,
             message_count: self.message_count,
             first_message: self
                 .first_message
+                .clone()
                 .unwrap_or_else(|| "(no messages)".to_owned()),
             agent,
             version: header.version,
@@ -440,7 +470,7 @@ impl InfoBuilder {
             cost: self.cost,
             parse_issues,
             first_issue,
-            all_messages_text: self.texts,
+            all_messages_text: texts,
         })
     }
 }

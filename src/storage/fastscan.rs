@@ -122,6 +122,38 @@ impl ScanState {
         }
     }
 
+    /// [`ScanState::finish`] without consuming the state (copies the text).
+    pub fn snapshot(
+        &self,
+        path: &Path,
+        agent: Option<Dialect>,
+        bytes: u64,
+        mtime_ms: i64,
+    ) -> Result<SessionInfo, ReadError> {
+        if !self.header_seen {
+            return Err(ReadError::NoHeader {
+                path: path.to_path_buf(),
+            });
+        }
+        let agent = agent.unwrap_or(if self.builder.has_atomic_markers() {
+            Dialect::Atomic
+        } else {
+            Dialect::Pi
+        });
+        self.builder
+            .snapshot(
+                path.to_path_buf(),
+                agent,
+                bytes,
+                mtime_ms,
+                self.issues,
+                self.first_issue.clone(),
+            )
+            .ok_or(ReadError::NoHeader {
+                path: path.to_path_buf(),
+            })
+    }
+
     /// The listing fields of the file scanned so far.
     pub fn finish(
         self,
@@ -187,21 +219,23 @@ pub fn scan(
     }
     // `tail` is the state including a torn last line, which `state` must not contain.
     let mut tail: Option<ScanState> = None;
-    let (bytes_read, _) =
-        for_each_line(&mut file as &mut File, state.offset, state.lines, |line| {
-            if line.terminated {
-                state.line(&line, mode);
-                state.lines = line.number;
-                state.offset = line.offset + line.bytes.len() as u64 + 1;
-            } else {
-                let mut t = state.clone();
-                t.line(&line, mode);
-                tail = Some(t);
-            }
-        })
-        .map_err(io_err)?;
-    let finishing = tail.unwrap_or_else(|| state.clone());
-    let info = finishing.finish(path, agent, meta.len(), mtime_ms(&meta));
+    let remaining = meta.len().saturating_sub(state.offset);
+    let bytes_read = read_lines(&mut file, state.offset, state.lines, remaining, |line| {
+        if line.terminated {
+            state.line(&line, mode);
+            state.lines = line.number;
+            state.offset = line.offset + line.bytes.len() as u64 + 1;
+        } else {
+            let mut t = state.clone();
+            t.line(&line, mode);
+            tail = Some(t);
+        }
+    })
+    .map_err(io_err)?;
+    let info = match tail {
+        Some(t) => t.finish(path, agent, meta.len(), mtime_ms(&meta)),
+        None => state.snapshot(path, agent, meta.len(), mtime_ms(&meta)),
+    };
     Ok(Scanned {
         info,
         state,
@@ -216,13 +250,74 @@ pub fn scan_info_with(
     agent: Option<Dialect>,
     mode: ParseMode,
 ) -> Result<SessionInfo, ReadError> {
-    let (file, meta) = open_regular(path)?;
+    let (mut file, meta) = open_regular(path)?;
     let mut state = ScanState::default();
-    for_each_line(file, 0, 0, |line| state.line(&line, mode)).map_err(|e| ReadError::Io {
-        path: path.to_path_buf(),
-        source: e,
+    read_lines(&mut file, 0, 0, meta.len(), |line| state.line(&line, mode)).map_err(|e| {
+        ReadError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }
     })?;
     state.finish(path, agent, meta.len(), mtime_ms(&meta))
+}
+
+/// Files up to this size are read whole into a per-thread buffer that is reused from file to
+/// file (no per-file allocation, no line copied across chunk boundaries); larger ones stream.
+const WHOLE_FILE_MAX: u64 = 16 << 20;
+
+thread_local! {
+    static FILE_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`for_each_line`] with the small-file fast path; `expected` is the size still to read
+/// according to the file's metadata. Returns the bytes read.
+fn read_lines(
+    file: &mut File,
+    start_offset: u64,
+    start_line: usize,
+    expected: u64,
+    mut f: impl FnMut(RawLine<'_>),
+) -> std::io::Result<u64> {
+    if expected > WHOLE_FILE_MAX {
+        return for_each_line(file, start_offset, start_line, f).map(|(n, _)| n);
+    }
+    FILE_BUF.with(|cell| {
+        let Ok(mut buf) = cell.try_borrow_mut() else {
+            return for_each_line(&mut *file, start_offset, start_line, &mut f).map(|(n, _)| n);
+        };
+        buf.clear();
+        // The file may have grown since it was stat'ed: read to the end, whatever its size.
+        std::io::Read::read_to_end(file, &mut buf)?;
+        let data: &[u8] = &buf;
+        let mut offset = start_offset;
+        let mut number = start_line;
+        let mut rest = data;
+        while let Some(pos) = memchr::memchr(b'\n', rest) {
+            number += 1;
+            f(RawLine {
+                offset,
+                number,
+                bytes: &rest[..pos],
+                terminated: true,
+            });
+            offset += pos as u64 + 1;
+            rest = &rest[pos + 1..];
+        }
+        if !rest.is_empty() {
+            f(RawLine {
+                offset,
+                number: number + 1,
+                bytes: rest,
+                terminated: false,
+            });
+        }
+        let n = data.len() as u64;
+        if buf.capacity() as u64 > WHOLE_FILE_MAX {
+            // A file that grew past the limit while read: do not keep its buffer.
+            *buf = Vec::new();
+        }
+        Ok(n)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
