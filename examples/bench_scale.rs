@@ -5,7 +5,8 @@
 //! bench_scale frame --cache DIR ROOT...          time to a zero-row frame and to the cached rows
 //! bench_scale search --cache DIR ROOT...         warm index → prepared text → query latency
 //! ```
-//! ROOTs are session roots (e.g. `DIR/pi-agent/sessions`). Times are printed as `name=value`.
+//! ROOTs are session folders; without any, grove's default roots (so with PI_CODING_AGENT_DIR and
+//! ATOMIC_CODING_AGENT_DIR set, exactly what `grove list` reads). Output is `name=value`.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -14,7 +15,9 @@ use std::time::Instant;
 use grove::model::search::{PreparedText, Query, SearchFields};
 use grove::storage::fastscan::{ParseMode, scan_info_with};
 use grove::storage::index::{Index, IndexEvent, ListOptions};
-use grove::storage::roots::{SessionRoot, find_session_files};
+use grove::storage::roots::{
+    ProcessEnv, SessionRoot, custom_roots, default_roots, find_session_files,
+};
 use rayon::prelude::*;
 
 fn main() {
@@ -37,12 +40,16 @@ fn main() {
                 }
             }
             "--cache" => cache = it.next().map(PathBuf::from),
-            root => roots.push(SessionRoot {
-                path: PathBuf::from(root),
-                agent: None,
-            }),
+            root => roots.push(PathBuf::from(root)),
         }
     }
+    // The roots `grove` itself would use: the default roots (set PI_CODING_AGENT_DIR and
+    // ATOMIC_CODING_AGENT_DIR), or the folders given, with the agent guessed from the path.
+    let roots: Vec<SessionRoot> = if roots.is_empty() {
+        default_roots(&ProcessEnv)
+    } else {
+        custom_roots(&roots, None)
+    };
     match cmd.as_str() {
         "scan" => scan(&roots, mode),
         "frame" => frame(&roots, cache, start),
@@ -120,7 +127,13 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
     // The picker scores the most recent sessions first (the listing is newest first), shows
     // that chunk, then completes the rest in the background.
     const FIRST_CHUNK: usize = 500;
-    for q in ["parser", "fix cache bug", "\"render the\"", "re:err(or)?\\s+\\d+", "zzqxj"] {
+    for q in [
+        "parser",
+        "fix cache bug",
+        "\"render the\"",
+        "re:err(or)?\\s+\\d+",
+        "zzqxj",
+    ] {
         let query = match Query::parse(q) {
             Ok(q) => q,
             Err(e) => {

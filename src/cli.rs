@@ -213,6 +213,10 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             let mut index = Index::open(global.no_cache || global.demo);
             let listing = index.list(&roots, ListOptions::default(), |_| {});
             report_problems(&listing);
+            if std::env::var_os("GROVE_INDEX_STATS").is_some() {
+                // For scripts/bench.sh: what the index did (files cached, resumed, bytes read).
+                eprintln!("grove: index {:?}", index.stats());
+            }
             let cwd = match (all, cwd) {
                 (true, _) => None,
                 (false, Some(c)) => Some(c),

@@ -236,3 +236,51 @@ fn a_file_without_header_is_remembered_as_a_problem() {
     assert_eq!(stats.cached, 2);
     assert_eq!(second.problems, first.problems);
 }
+
+#[test]
+fn the_root_agent_is_applied_to_cached_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, cache) = (tmp.path().join("s"), tmp.path().join("cache"));
+    write_session(&dir, "p.jsonl", 2);
+    let atomic = write_session(&dir, "a.jsonl", 2);
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&atomic)
+        .unwrap()
+        .write_all(b"{\"type\":\"session_summary\",\"id\":\"ss\",\"summary\":\"s\"}\n")
+        .unwrap();
+    for agent in [Some(Dialect::Pi), None, Some(Dialect::Atomic), None] {
+        let roots = vec![SessionRoot {
+            path: dir.clone(),
+            agent,
+        }];
+        let cold = list_sessions(&roots);
+        let mut index = Index::open_at(&cache);
+        let listing = index.list(&roots, ListOptions { with_text: true }, |_| {});
+        assert_same(&listing, &cold);
+    }
+    let listing = Index::open_at(&cache).list(
+        &roots(&dir)
+            .iter()
+            .map(|r| SessionRoot {
+                agent: None,
+                ..r.clone()
+            })
+            .collect::<Vec<_>>(),
+        ListOptions::default(),
+        |_| {},
+    );
+    let agents: Vec<_> = listing
+        .sessions
+        .iter()
+        .map(|s| (s.id.clone(), s.agent))
+        .collect();
+    assert!(
+        agents.contains(&("a.jsonl".to_string(), Dialect::Atomic)),
+        "{agents:?}"
+    );
+    assert!(
+        agents.contains(&("p.jsonl".to_string(), Dialect::Pi)),
+        "{agents:?}"
+    );
+}

@@ -395,7 +395,15 @@ impl InfoBuilder {
         first_issue: Option<String>,
     ) -> Option<SessionInfo> {
         let texts = std::mem::take(&mut self.texts);
-        self.build(texts, path, agent, bytes, mtime_ms, parse_issues, first_issue)
+        self.build(
+            texts,
+            path,
+            agent,
+            bytes,
+            mtime_ms,
+            parse_issues,
+            first_issue,
+        )
     }
 
     /// [`InfoBuilder::finish`] without consuming the builder (copies the text).
@@ -409,7 +417,15 @@ impl InfoBuilder {
         first_issue: Option<String>,
     ) -> Option<SessionInfo> {
         let texts = self.texts.clone();
-        self.build(texts, path, agent, bytes, mtime_ms, parse_issues, first_issue)
+        self.build(
+            texts,
+            path,
+            agent,
+            bytes,
+            mtime_ms,
+            parse_issues,
+            first_issue,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]

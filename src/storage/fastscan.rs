@@ -65,6 +65,15 @@ impl ScanState {
         self.offset
     }
 
+    /// The agent the content points to: Atomic when it holds Atomic-only records.
+    pub fn detected_agent(&self) -> Dialect {
+        if self.builder.has_atomic_markers() {
+            Dialect::Atomic
+        } else {
+            Dialect::Pi
+        }
+    }
+
     /// The text gathered so far.
     pub fn builder_text(&self) -> &str {
         self.builder.text()
@@ -197,6 +206,8 @@ pub struct Scanned {
     pub bytes_read: u64,
     /// Metadata taken before reading.
     pub meta: std::fs::Metadata,
+    /// The agent the content points to (used when the root does not decide it).
+    pub detected_agent: Dialect,
 }
 
 /// Scans a file from the start, or from `resume` (a state saved by an earlier scan of the same
@@ -232,6 +243,7 @@ pub fn scan(
         }
     })
     .map_err(io_err)?;
+    let detected_agent = tail.as_ref().unwrap_or(&state).detected_agent();
     let info = match tail {
         Some(t) => t.finish(path, agent, meta.len(), mtime_ms(&meta)),
         None => state.snapshot(path, agent, meta.len(), mtime_ms(&meta)),
@@ -241,6 +253,7 @@ pub fn scan(
         state,
         bytes_read,
         meta,
+        detected_agent,
     })
 }
 

@@ -64,7 +64,7 @@ use crate::model::info::SessionInfo;
 
 /// Bump on any change to the rows, records or [`ScanState`] encoding: older files are ignored
 /// and rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &str = "grove-index";
 const ROWS_FILE: &str = "index.jsonl";
 const RECORD_MAGIC: &[u8; 4] = b"GRB1";
@@ -180,8 +180,8 @@ struct BlobRef {
 struct Row {
     path: PathBuf,
     key: FileKey,
-    /// The agent the root decided (part of the key: it changes the listed agent).
-    agent_hint: Option<Dialect>,
+    /// The agent the content points to; the listed agent is the root's, else this one.
+    detected_agent: Option<Dialect>,
     /// The listing fields, without the text (that is in `text`).
     info: Option<SessionInfo>,
     /// `info.cost` as bits: a JSON round trip of an `f64` is not always exact.
@@ -270,8 +270,8 @@ impl Index {
         for (file, meta) in found {
             let key = FileKey::of(&meta);
             match self.rows.get(&file.path) {
-                Some(row) if row.key == key && row.agent_hint == file.agent => {
-                    match self.cached_info(row, opts.with_text) {
+                Some(row) if row.key == key => {
+                    match self.cached_info(row, file.agent, opts.with_text) {
                         Some(Ok(info)) => sessions.push(info),
                         Some(Err(reason)) => cached_problems.push(Skipped {
                             path: file.path.clone(),
@@ -397,11 +397,17 @@ impl Index {
 
     /// A cached row's listing: `Some(Ok)` a session, `Some(Err)` a cached problem, `None` when
     /// a blob it needs is unreadable (the file is then rescanned).
-    fn cached_info(&self, row: &Row, with_text: bool) -> Option<Result<SessionInfo, String>> {
+    fn cached_info(
+        &self,
+        row: &Row,
+        root_agent: Option<Dialect>,
+        with_text: bool,
+    ) -> Option<Result<SessionInfo, String>> {
         let Some(info) = &row.info else {
             return row.problem.clone().map(Err);
         };
         let mut info = info.clone();
+        info.agent = root_agent.or(row.detected_agent)?;
         info.cost = f64::from_bits(row.cost_bits);
         if with_text && let Some(r) = row.text {
             info.all_messages_text = self.log.as_ref()?.read_string(&r)?;
@@ -425,7 +431,7 @@ impl Index {
                 let row = matches!(e, ReadError::NoHeader { .. }).then(|| Row {
                     path: file.path.clone(),
                     key,
-                    agent_hint: file.agent,
+                    detected_agent: None,
                     info: None,
                     cost_bits: 0,
                     problem: Some(reason.clone()),
@@ -470,7 +476,7 @@ impl Index {
         let row = text_ref.map(|text_ref| Row {
             path: file.path.clone(),
             key,
-            agent_hint: file.agent,
+            detected_agent: Some(r.detected_agent),
             info: Some(SessionInfo {
                 all_messages_text: String::new(),
                 ..info.clone()
@@ -575,6 +581,7 @@ struct Rescanned {
     meta: fs::Metadata,
     bytes_read: u64,
     resumed: bool,
+    detected_agent: Dialect,
 }
 
 /// Reads a new or changed file: resumed from the old row when the file only grew.
@@ -598,6 +605,7 @@ fn rescan(
                 meta: s.meta,
                 bytes_read: s.bytes_read,
                 resumed: true,
+                detected_agent: s.detected_agent,
             });
         }
     }
@@ -611,6 +619,7 @@ fn rescan(
         meta: s.meta,
         bytes_read: s.bytes_read,
         resumed: false,
+        detected_agent: s.detected_agent,
     })
 }
 
