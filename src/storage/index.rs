@@ -47,6 +47,7 @@
 //! file.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -75,16 +76,14 @@ const TAIL_CHECK: u64 = 4096;
 const STALE_LOG_AGE: Duration = Duration::from_secs(600);
 
 /// What [`Index::list`] reports while it works.
-// Events are few (one per changed file); boxing would only complicate the consumer.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub enum IndexEvent {
+pub enum IndexEvent<'a> {
     /// Sessions whose files did not change: sent once, before any file is read.
-    Cached(Vec<SessionInfo>),
+    Cached(&'a [SessionInfo]),
     /// A session read now (new or changed file), as soon as it is ready.
-    Scanned(SessionInfo),
+    Scanned(&'a SessionInfo),
     /// A file that is not a readable session.
-    Problem(Skipped),
+    Problem(&'a Skipped),
 }
 
 /// Options of [`Index::list`].
@@ -117,7 +116,8 @@ pub struct ListStats {
 pub struct Index {
     /// `None` = disabled (`--no-cache`).
     dir: Option<PathBuf>,
-    rows: HashMap<PathBuf, Row>,
+    /// Keyed by the path's bytes (hashing a `Path` walks its components: slow for 10k rows).
+    rows: HashMap<OsString, Row>,
     /// The blob log the rows refer to.
     log: Option<BlobLog>,
     dirty: bool,
@@ -254,12 +254,12 @@ impl Index {
         &mut self,
         roots: &[SessionRoot],
         opts: ListOptions,
-        mut on_event: impl FnMut(IndexEvent),
+        mut on_event: impl FnMut(IndexEvent<'_>),
     ) -> Listing {
         self.stats = ListStats::default();
         let (found, mut problems) = find_session_files_with_meta(roots);
         for p in &problems {
-            on_event(IndexEvent::Problem(p.clone()));
+            on_event(IndexEvent::Problem(p));
         }
         self.stats.files = found.len();
 
@@ -269,7 +269,7 @@ impl Index {
         let mut cached_problems = Vec::new();
         for (file, meta) in found {
             let key = FileKey::of(&meta);
-            match self.rows.get(&file.path) {
+            match self.rows.get(file.path.as_os_str()) {
                 Some(row) if row.key == key => {
                     match self.cached_info(row, file.agent, opts.with_text) {
                         Some(Ok(info)) => sessions.push(info),
@@ -291,10 +291,10 @@ impl Index {
         }
         self.stats.cached = sessions.len() + cached_problems.len();
         if !sessions.is_empty() {
-            on_event(IndexEvent::Cached(sessions.clone()));
+            on_event(IndexEvent::Cached(&sessions));
         }
         for p in cached_problems {
-            on_event(IndexEvent::Problem(p.clone()));
+            on_event(IndexEvent::Problem(&p));
             problems.push(p);
         }
 
@@ -325,14 +325,14 @@ impl Index {
                         }
                         let (info, row) = self.record(&file, r, log_ref, opts.with_text);
                         if let Some(row) = row {
-                            self.rows.insert(file.path.clone(), row);
+                            self.rows.insert(file.path.clone().into_os_string(), row);
                         } else {
-                            self.rows.remove(&file.path);
+                            self.rows.remove(file.path.as_os_str());
                         }
                         self.dirty |= enabled;
                         match info {
                             Ok(info) => {
-                                on_event(IndexEvent::Scanned(info.clone()));
+                                on_event(IndexEvent::Scanned(&info));
                                 sessions.push(info);
                             }
                             Err(reason) => {
@@ -340,21 +340,21 @@ impl Index {
                                     path: file.path.clone(),
                                     reason,
                                 };
-                                on_event(IndexEvent::Problem(p.clone()));
+                                on_event(IndexEvent::Problem(&p));
                                 problems.push(p);
                             }
                         }
                     }
                     Err(e) => {
                         self.stats.scanned += 1;
-                        if self.rows.remove(&file.path).is_some() {
+                        if self.rows.remove(file.path.as_os_str()).is_some() {
                             self.dirty |= enabled;
                         }
                         let p = Skipped {
                             path: file.path.clone(),
                             reason: error_reason(&e),
                         };
-                        on_event(IndexEvent::Problem(p.clone()));
+                        on_event(IndexEvent::Problem(&p));
                         problems.push(p);
                     }
                 }
@@ -364,14 +364,15 @@ impl Index {
 
         // Files that disappeared from the roots listed now.
         if enabled {
-            let listed: HashSet<&Path> = sessions
+            let listed: HashSet<&OsStr> = sessions
                 .iter()
-                .map(|s| s.path.as_path())
-                .chain(problems.iter().map(|p| p.path.as_path()))
+                .map(|s| s.path.as_os_str())
+                .chain(problems.iter().map(|p| p.path.as_os_str()))
                 .collect();
             let before = self.rows.len();
             self.rows.retain(|path, _| {
-                listed.contains(path.as_path()) || !roots.iter().any(|r| path.starts_with(&r.path))
+                listed.contains(path.as_os_str())
+                    || !roots.iter().any(|r| Path::new(path).starts_with(&r.path))
             });
             self.dirty |= self.rows.len() != before;
         }
@@ -388,7 +389,7 @@ impl Index {
 
     /// The searchable text of an indexed session (`None` when not indexed or unreadable).
     pub fn text(&self, path: &Path) -> Option<String> {
-        let row = self.rows.get(path)?;
+        let row = self.rows.get(path.as_os_str())?;
         match row.text {
             None => Some(String::new()),
             Some(r) => self.log.as_ref()?.read_string(&r),
@@ -521,7 +522,7 @@ impl Index {
             &serde_json::json!({"magic": MAGIC, "version": FORMAT_VERSION, "blobs": log.name}),
         )?;
         out.push(b'\n');
-        let mut paths: Vec<&PathBuf> = self.rows.keys().collect();
+        let mut paths: Vec<&OsString> = self.rows.keys().collect();
         paths.sort();
         for p in paths {
             serde_json::to_writer(&mut out, &self.rows[p])?;
@@ -688,7 +689,7 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
 }
 
 /// Reads and checks the rows file; `None` when missing, corrupt or of another version.
-fn read_rows(path: &Path) -> Option<(HashMap<PathBuf, Row>, String)> {
+fn read_rows(path: &Path) -> Option<(HashMap<OsString, Row>, String)> {
     let data = fs::read(path).ok()?;
     let body_end = data.strip_suffix(b"\n")?;
     let trailer_start = memchr::memrchr(b'\n', body_end)? + 1;
@@ -712,11 +713,16 @@ fn read_rows(path: &Path) -> Option<(HashMap<PathBuf, Row>, String)> {
     if head.magic != MAGIC || head.version != FORMAT_VERSION || !valid_log_name(&head.blobs) {
         return None;
     }
-    let mut rows = HashMap::with_capacity(trailer.rows);
-    for line in lines.filter(|l| !l.is_empty()) {
-        let row: Row = serde_json::from_slice(line).ok()?;
-        rows.insert(row.path.clone(), row);
-    }
+    // Parsed on all cores: this is most of a warm listing's work.
+    let lines: Vec<&[u8]> = lines.filter(|l| !l.is_empty()).collect();
+    let parsed: Option<Vec<Row>> = lines
+        .par_iter()
+        .map(|line| serde_json::from_slice::<Row>(line).ok())
+        .collect();
+    let rows: HashMap<OsString, Row> = parsed?
+        .into_iter()
+        .map(|row| (row.path.clone().into_os_string(), row))
+        .collect();
     (rows.len() == trailer.rows).then_some((rows, head.blobs))
 }
 

@@ -178,7 +178,7 @@ pub fn find_session_files_with_meta(
             continue;
         };
         let mut top: Vec<PathBuf> = read.flatten().map(|d| d.path()).collect();
-        top.sort();
+        top.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str())); // siblings: same order as by components, cheaper
         for p in top {
             match fs::metadata(&p) {
                 Ok(m) if m.is_dir() => {
@@ -186,7 +186,7 @@ pub fn find_session_files_with_meta(
                         continue;
                     };
                     let mut inner: Vec<PathBuf> = inner.flatten().map(|d| d.path()).collect();
-                    inner.sort();
+                    inner.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
                     for f in inner {
                         consider(&f, agent, &mut files, &mut skipped);
                     }
