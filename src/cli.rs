@@ -20,7 +20,7 @@ use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
 use crate::storage::scan::{Listing, list_sessions};
-use crate::storage::trash::{delete_permanently, trash_session};
+use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::ui::sanitize::sanitize_line;
 
 /// grove: browse, search and safely edit pi and Atomic sessions.
@@ -78,7 +78,7 @@ pub enum ExportFormat {
     Jsonl,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// List sessions (default: those whose cwd is the current directory).
     List {
@@ -163,7 +163,7 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum CacheAction {
     /// Remove the cache.
     Clear,
@@ -259,13 +259,13 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
         }
         Command::Show { session, json } => {
             let (path, agent) = resolve_session(&roots, &session)?;
-            let s = load_session(&path)?;
+            let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             show(out, &path, &s, agent, json)?;
         }
         Command::Tree { session, json } => {
             let (path, _) = resolve_session(&roots, &session)?;
-            let s = load_session(&path)?;
+            let s = load_for_display(&path)?;
             tree(out, &s, json)?;
         }
         Command::Context {
@@ -274,7 +274,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             json,
         } => {
             let (path, agent) = resolve_session(&roots, &session)?;
-            let s = load_session(&path)?;
+            let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             let choice = leaf_choice(&s, leaf.as_deref())?;
             let ctx = build_context(&s, choice, agent);
@@ -336,6 +336,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             permanent,
         } => {
             let (path, _) = resolve_session(&roots, &session)?;
+            check_in_roots(&path, &roots)?;
             rm(out, &path, yes, permanent)?;
         }
         Command::Export {
@@ -345,7 +346,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             output,
         } => {
             let (path, agent) = resolve_session(&roots, &session)?;
-            let s = load_session(&path)?;
+            let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             let ctx = build_context(&s, leaf_choice(&s, leaf.as_deref())?, agent);
             let text = match format {
@@ -357,7 +358,12 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     write_new_file(&file, text.as_bytes())?;
                     writeln!(out, "{}", to_json(&json!({"written": file})))?;
                 }
-                None => out.write_all(text.as_bytes())?,
+                // JSONL on a terminal: C1, bidi and invisible characters as \u escapes (the same
+                // JSON), so what is printed is inert. A file gets the lines as stored.
+                None => match format {
+                    ExportFormat::Jsonl => out.write_all(escape_inert(&text).as_bytes())?,
+                    ExportFormat::Md => out.write_all(text.as_bytes())?,
+                },
             }
         }
         Command::Cache { action } => match action {
@@ -460,9 +466,14 @@ fn write_json_array(out: &mut dyn Write, items: impl Iterator<Item = Value>) -> 
 /// Serializes JSON with every character a terminal could act on escaped (C0/C1 controls,
 /// bidi and zero-width characters), so the output is both valid JSON and inert.
 pub fn to_json(v: &Value) -> String {
-    let s = serde_json::to_string_pretty(v).unwrap_or_default();
+    escape_inert(&serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+/// Replaces, in serialized JSON, every character a terminal could act on with its `\u` escape.
+/// Such characters only occur inside JSON strings, so the result is the same JSON.
+pub fn escape_inert(s: &str) -> String {
     if !s.chars().any(needs_json_escape) {
-        return s;
+        return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
@@ -480,7 +491,7 @@ pub fn to_json(v: &Value) -> String {
 
 fn needs_json_escape(c: char) -> bool {
     // serde_json already escapes C0 controls inside strings; the rest only occur in strings.
-    matches!(c, '\u{7f}'..='\u{9f}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}' | '\u{2028}' | '\u{2029}')
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E007F}' | '\u{061C}' | '\u{2028}' | '\u{2029}')
 }
 
 /// Finds a session by path, id, unique id prefix, or exact name.
@@ -538,6 +549,30 @@ fn root_agent_of(roots: &[SessionRoot], path: &Path) -> Option<Dialect> {
         let root = std::fs::canonicalize(&r.path).ok()?;
         abs.starts_with(root).then_some(r.agent).flatten()
     })
+}
+
+/// Loads a session to print it: a file without a session header is refused with the same
+/// message the listing gives, and skipped or repaired lines are reported on stderr.
+pub fn load_for_display(path: &Path) -> Result<Session, CliError> {
+    let s = load_session(path)?;
+    if s.parsed.header.is_none() {
+        return Err(crate::storage::read::ReadError::NoHeader {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    let issues: Vec<_> = s.issues().collect();
+    if let Some(first) = issues.first() {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "grove: note: {}: {} problem(s) while reading; first: line {}: {}",
+            sanitize_line(&path.to_string_lossy()),
+            issues.len(),
+            first.line,
+            sanitize_line(&crate::ui::sanitize::truncate_width(&first.message, 200))
+        );
+    }
+    Ok(s)
 }
 
 /// An entry by id or unique id prefix.
@@ -663,6 +698,9 @@ pub fn entry_summary(s: &Session, i: usize) -> String {
     .into_owned()
 }
 
+/// Deepest indentation `tree` draws.
+const MAX_INDENT: usize = 32;
+
 fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError> {
     let entries = s.entries();
     if json_out {
@@ -705,10 +743,16 @@ fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError
         } else {
             " "
         };
+        // A comb of forks could nest 100,000 levels deep: past a few dozen levels the depth is
+        // printed as a number, so the output stays linear in the number of entries.
+        let indent = if depth <= MAX_INDENT {
+            "  ".repeat(depth)
+        } else {
+            format!("{}[{depth}] ", "  ".repeat(MAX_INDENT))
+        };
         writeln!(
             out,
-            "{}{mark} {} {}",
-            "  ".repeat(depth),
+            "{indent}{mark} {} {}",
             sanitize_line(&entries[i].id),
             entry_summary(s, i)
         )?;

@@ -3,6 +3,7 @@
 //! The flow is one direction: files → [`storage`] → [`model`] → `app` → `ui`.
 #![forbid(unsafe_code)]
 
+pub mod app;
 pub mod cli;
 pub mod model;
 pub mod storage;

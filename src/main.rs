@@ -10,15 +10,36 @@ use grove::ui::sanitize::sanitize_line;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = cli.command else {
-        eprintln!("grove: the interactive browser is not built yet; see `grove --help`");
-        return ExitCode::from(2);
+    let code = run_cli(&cli);
+    if cli.global.demo {
+        grove::storage::demo::remove_demo_copy();
+    }
+    code
+}
+
+fn run_cli(cli: &Cli) -> ExitCode {
+    let Some(command) = &cli.command else {
+        if let Err(e) = color_eyre::install() {
+            eprintln!("grove: {e}");
+        }
+        return match grove::app::run::run_browser(&cli.global) {
+            Ok(code) => code,
+            Err(e) => {
+                grove::app::run::restore_terminal();
+                eprintln!("grove: {}", sanitize_line(&format!("{e:#}")));
+                ExitCode::FAILURE
+            }
+        };
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match run(&cli.global, command, &mut out) {
+    match run(&cli.global, command.clone(), &mut out) {
         Ok(()) => {
             let _ = out.flush();
+            ExitCode::SUCCESS
+        }
+        Err(grove::cli::CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            // The reader went away (`grove list | head`): not an error.
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -128,14 +128,14 @@ fn replay_settings(entries: &[Entry], path: &[usize], dialect: Dialect, ctx: &mu
                 }
             }
             EntryKind::Message => {
-                if let Some(m) = e.message() {
-                    if m.get("role").and_then(Value::as_str) == Some("assistant") {
-                        let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
-                        ctx.model = Some(ModelRef {
-                            provider: s("provider").to_owned(),
-                            model_id: s("model").to_owned(),
-                        });
-                    }
+                if let Some(m) = e.message()
+                    && m.get("role").and_then(Value::as_str) == Some("assistant")
+                {
+                    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+                    ctx.model = Some(ModelRef {
+                        provider: s("provider").to_owned(),
+                        model_id: s("model").to_owned(),
+                    });
                 }
             }
             _ => {}
@@ -163,21 +163,21 @@ fn pi_entry_message(e: &Entry, edits: &HashMap<&str, &Entry>) -> Option<Value> {
                 None => Some(Value::Object(normalize_null_content(msg))),
             }
         }
-        EntryKind::CustomMessage => Some(custom_message_of(e)),
+        EntryKind::CustomMessage => Some(custom_message_of(e, Dialect::Pi)),
         EntryKind::BranchSummary => branch_summary_of(e),
         _ => None,
     }
 }
 
-/// pi 1.6.0 and Atomic normalise a `content: null` message so it cannot break the agent.
+/// pi 1.6.0 and Atomic normalise a null or missing `content` of a user, assistant, tool-result
+/// or custom message to `[]` so it cannot break the agent (`{...message, content: []}`: the key
+/// keeps its place when present, else comes last).
 fn normalize_null_content(msg: &JsonMap) -> JsonMap {
     let mut m = msg.clone();
-    if m.get("content") == Some(&Value::Null) {
-        let empty = match m.get("role").and_then(Value::as_str) {
-            Some("user") => Value::String(String::new()),
-            _ => Value::Array(vec![]),
-        };
-        m.insert("content".into(), empty);
+    let role = m.get("role").and_then(Value::as_str);
+    let normalised = matches!(role, Some("user" | "assistant" | "toolResult" | "custom"));
+    if normalised && m.get("content").is_none_or(Value::is_null) {
+        m.insert("content".into(), Value::Array(vec![]));
     }
     m
 }
@@ -186,25 +186,30 @@ fn entry_time_ms(e: &Entry) -> Value {
     e.timestamp_ms.map_or(Value::Null, Value::from)
 }
 
-fn custom_message_of(e: &Entry) -> Value {
+/// A `custom_message` entry as the agent gets it: `{role, customType, content, display, details,
+/// timestamp}`, absent fields left out as `JSON.stringify` leaves out `undefined`. Atomic also
+/// turns a missing or null `content` into `[]` and keeps `excludeFromContext: true` (last).
+fn custom_message_of(e: &Entry, dialect: Dialect) -> Value {
     let mut m = JsonMap::new();
     m.insert("role".into(), json!("custom"));
-    m.insert(
-        "customType".into(),
-        e.raw.get("customType").cloned().unwrap_or(Value::Null),
-    );
-    m.insert(
-        "content".into(),
-        e.raw.get("content").cloned().unwrap_or(Value::Null),
-    );
-    m.insert(
-        "display".into(),
-        e.raw.get("display").cloned().unwrap_or(Value::Null),
-    );
-    if let Some(d) = e.raw.get("details") {
-        m.insert("details".into(), d.clone());
+    let copy = |m: &mut JsonMap, key: &str| {
+        if let Some(v) = e.raw.get(key) {
+            m.insert(key.into(), v.clone());
+        }
+    };
+    copy(&mut m, "customType");
+    match (dialect, e.raw.get("content")) {
+        (Dialect::Atomic, None | Some(Value::Null)) => {
+            m.insert("content".into(), json!([]));
+        }
+        _ => copy(&mut m, "content"),
     }
+    copy(&mut m, "display");
+    copy(&mut m, "details");
     m.insert("timestamp".into(), entry_time_ms(e));
+    if dialect == Dialect::Atomic && e.raw.get("excludeFromContext") == Some(&Value::Bool(true)) {
+        m.insert("excludeFromContext".into(), json!(true));
+    }
     Value::Object(m)
 }
 
@@ -248,10 +253,10 @@ fn build_pi(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     let mut edits: HashMap<&str, &Entry> = HashMap::new();
     for &i in path {
         let e = &entries[i];
-        if e.kind == EntryKind::ContextEdit {
-            if let Some(t) = e.str_field("targetId") {
-                edits.insert(t, e);
-            }
+        if e.kind == EntryKind::ContextEdit
+            && let Some(t) = e.str_field("targetId")
+        {
+            edits.insert(t, e);
         }
     }
     let compaction = path
@@ -326,7 +331,7 @@ fn atomic_entry_message(e: &Entry) -> Option<Value> {
             }
             Some(Value::Object(normalize_null_content(msg)))
         }
-        EntryKind::CustomMessage => Some(custom_message_of(e)),
+        EntryKind::CustomMessage => Some(custom_message_of(e, Dialect::Atomic)),
         EntryKind::BranchSummary => branch_summary_of(e),
         _ => None,
     }
@@ -354,10 +359,10 @@ fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     let b = &entries[path[bi]];
     ctx.entries.push(path[bi]);
     let mut kept: Vec<usize> = Vec::new();
-    if let Some(first_kept) = b.str_field("firstKeptEntryId") {
-        if let Some(start) = path[..bi].iter().position(|&i| entries[i].id == first_kept) {
-            kept.extend_from_slice(&path[start..bi]);
-        }
+    if let Some(first_kept) = b.str_field("firstKeptEntryId")
+        && let Some(start) = path[..bi].iter().position(|&i| entries[i].id == first_kept)
+    {
+        kept.extend_from_slice(&path[start..bi]);
     }
     ctx.entries.extend_from_slice(&kept);
     let kept_messages: Vec<Value> = kept
@@ -371,6 +376,10 @@ fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     m.insert("customType".into(), json!("compaction"));
     m.insert("content".into(), Value::Array(content));
     m.insert("display".into(), json!(true));
+    // The boundary's details as stored (Atomic 6031a92 does not add `tokensBefore` to them).
+    if let Some(d) = b.raw.get("details") {
+        m.insert("details".into(), d.clone());
+    }
     m.insert("timestamp".into(), entry_time_ms(b));
     ctx.messages.push(ContextMessage {
         entry_index: path[bi],

@@ -174,14 +174,14 @@ pub fn content_text(content: Option<&Value>) -> Option<String> {
             let mut out = String::new();
             let mut first = true;
             for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    if let Some(t) = b.get("text").and_then(Value::as_str) {
-                        if !first {
-                            out.push(' ');
-                        }
-                        out.push_str(t);
-                        first = false;
+                if b.get("type").and_then(Value::as_str) == Some("text")
+                    && let Some(t) = b.get("text").and_then(Value::as_str)
+                {
+                    if !first {
+                        out.push(' ');
                     }
+                    out.push_str(t);
+                    first = false;
                 }
             }
             Some(out)

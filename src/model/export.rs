@@ -11,6 +11,36 @@ use super::entry::content_text;
 use super::tree::Session;
 use crate::ui::sanitize::{sanitize_line, sanitize_multiline};
 
+/// Session text for a heading or list item: sanitized, with every Markdown/HTML special
+/// character backslash-escaped so it renders as the literal text.
+pub fn inline_text(text: &str) -> String {
+    let clean = sanitize_line(text);
+    let mut out = String::with_capacity(clean.len() + 8);
+    for c in clean.chars() {
+        if matches!(
+            c,
+            '\\' | '`'
+                | '*'
+                | '_'
+                | '['
+                | ']'
+                | '<'
+                | '>'
+                | '#'
+                | '!'
+                | '|'
+                | '~'
+                | '&'
+                | '('
+                | ')'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A fenced code block that no content can close early.
 pub fn fenced(text: &str) -> String {
     let clean = sanitize_multiline(text, 4);
@@ -104,20 +134,20 @@ fn heading(m: &Value) -> String {
         "user" => "User".into(),
         "assistant" => format!(
             "Assistant ({})",
-            sanitize_line(m.get("model").and_then(Value::as_str).unwrap_or("?"))
+            inline_text(m.get("model").and_then(Value::as_str).unwrap_or("?"))
         ),
         "toolResult" => format!(
             "Tool result: {}",
-            sanitize_line(m.get("toolName").and_then(Value::as_str).unwrap_or("tool"))
+            inline_text(m.get("toolName").and_then(Value::as_str).unwrap_or("tool"))
         ),
         "bashExecution" => "Bash".into(),
         "custom" => format!(
             "Custom: {}",
-            sanitize_line(m.get("customType").and_then(Value::as_str).unwrap_or(""))
+            inline_text(m.get("customType").and_then(Value::as_str).unwrap_or(""))
         ),
         "branchSummary" => "Branch summary".into(),
         "compactionSummary" => "Compaction summary".into(),
-        other => sanitize_line(other).into_owned(),
+        other => inline_text(other),
     }
 }
 
@@ -130,16 +160,13 @@ pub fn to_markdown(session: &Session, ctx: &SessionContext) -> String {
         .name
         .clone()
         .unwrap_or_else(|| "Session".into());
-    out.push_str(&format!(
-        "# {}\n\n",
-        sanitize_line(&title).replace('#', "\\#")
-    ));
+    out.push_str(&format!("# {}\n\n", inline_text(&title)));
     if let Some(h) = &session.parsed.header {
         out.push_str(&format!(
             "- id: `{}`\n- cwd: `{}`\n- created: {}\n",
             sanitize_line(&h.id).replace('`', "'"),
             sanitize_line(&h.cwd).replace('`', "'"),
-            sanitize_line(&h.timestamp)
+            inline_text(&h.timestamp)
         ));
     }
     if let Some(l) = ctx.leaf.and_then(|l| session.entry(l)) {
@@ -151,8 +178,8 @@ pub fn to_markdown(session: &Session, ctx: &SessionContext) -> String {
     if let Some(m) = &ctx.model {
         out.push_str(&format!(
             "- model: {}/{}\n",
-            sanitize_line(&m.provider),
-            sanitize_line(&m.model_id)
+            inline_text(&m.provider),
+            inline_text(&m.model_id)
         ));
     }
     out.push('\n');

@@ -3,6 +3,7 @@
 pub mod context;
 pub mod entry;
 pub mod export;
+pub mod flatten;
 pub mod info;
 pub mod parse;
 pub mod search;

@@ -97,6 +97,10 @@ pub fn for_each_line<R: Read>(
                 });
                 offset += buf.len() as u64 + 1;
                 buf.clear();
+                if buf.capacity() > 4 * CHUNK {
+                    // One huge line must not pin its buffer for the rest of the file.
+                    buf = Vec::with_capacity(CHUNK);
+                }
             }
             data = &data[pos + 1..];
         }
@@ -401,10 +405,10 @@ impl ParsedSession {
             if e.kind != EntryKind::Message {
                 continue;
             }
-            if let Some(Value::Object(m)) = e.raw.get_mut("message") {
-                if m.get("role").and_then(Value::as_str) == Some("hookMessage") {
-                    m.insert("role".into(), Value::String("custom".into()));
-                }
+            if let Some(Value::Object(m)) = e.raw.get_mut("message")
+                && m.get("role").and_then(Value::as_str) == Some("hookMessage")
+            {
+                m.insert("role".into(), Value::String("custom".into()));
             }
         }
     }
@@ -450,11 +454,11 @@ fn migrate_v1_to_v2(session_id: &str, entries: &mut [Entry]) {
         };
         e.raw.remove("firstKeptEntryIndex");
         // Index 0 is the header in pi's array.
-        if index >= 1 {
-            if let Some(target) = ids.get(index as usize - 1) {
-                e.raw
-                    .insert("firstKeptEntryId".into(), Value::String(target.clone()));
-            }
+        if index >= 1
+            && let Some(target) = ids.get(index as usize - 1)
+        {
+            e.raw
+                .insert("firstKeptEntryId".into(), Value::String(target.clone()));
         }
     }
 }

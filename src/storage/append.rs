@@ -3,8 +3,9 @@
 //! A write is one line, written with one `write` on an `O_APPEND` descriptor, with a fresh
 //! 8-hex id and `parentId` = the id of the file's last entry (so the agent's leaf stays on its
 //! branch). grove refuses to append after a torn last line (another writer may be mid-line),
-//! verifies the line after writing, and on a failed write truncates back to the previous size
-//! when nothing else was appended meanwhile.
+//! re-reads the file when another program appended between grove's read and its write (so the
+//! new line never hangs off a stale entry), verifies the line after writing, and after a short
+//! write removes its own partial line when nothing else was appended meanwhile.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -38,14 +39,14 @@ pub enum WriteError {
         "{path}: a version {version} session has no stable entry ids (pi assigns new ones when it upgrades the file); open it once in pi or Atomic first"
     )]
     LegacyIds { path: PathBuf, version: u32 },
-    #[error("{path}: write failed: {source}; the file was restored to its previous size")]
+    #[error("{path}: write failed: {source}; the file is unchanged")]
     Failed {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
     #[error(
-        "{path}: write failed: {source}; another program appended meanwhile, so the file was left as is"
+        "{path}: write failed: {source}; another program appended meanwhile, so grove's partial line was left in place"
     )]
     FailedNotRestored {
         path: PathBuf,
@@ -54,7 +55,9 @@ pub enum WriteError {
     },
     #[error("{path}: the written line could not be verified")]
     Unverified { path: PathBuf },
-    #[error("{path}: {source}")]
+    #[error("{path}: {detail}; nothing was written")]
+    Changed { path: PathBuf, detail: String },
+    #[error("{path}: {source}; nothing was written")]
     Io {
         path: PathBuf,
         #[source]
@@ -171,6 +174,9 @@ pub fn append_entry(path: &Path, entry: NewEntry) -> Result<Appended, WriteError
     append_entry_with(path, entry, &mut OsSink, now_ms())
 }
 
+/// How often grove re-reads a file that another program is appending to before giving up.
+const ATTEMPTS: usize = 5;
+
 /// [`append_entry`] with an injected sink and clock.
 pub fn append_entry_with(
     path: &Path,
@@ -178,15 +184,32 @@ pub fn append_entry_with(
     sink: &mut dyn AppendSink,
     now: i64,
 ) -> Result<Appended, WriteError> {
-    let session = load_session(path)?;
-    let (map, appended) = build_line(path, &session, entry, now)?;
-    let mut line = serde_json::to_string(&Value::Object(map)).map_err(|e| WriteError::Io {
-        path: path.to_path_buf(),
-        source: io::Error::other(e),
-    })?;
-    line.push('\n');
-    write_line(path, session.parsed.bytes, line.as_bytes(), sink)?;
-    Ok(Appended { line, ..appended })
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let last_attempt = attempt >= ATTEMPTS;
+        let session = load_session(path)?;
+        let (map, appended) = match build_line(path, &session, entry.clone(), now) {
+            // A writer may be in the middle of its line: give it a moment before refusing.
+            Err(WriteError::TornLastLine { .. }) if !last_attempt => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
+            }
+            other => other?,
+        };
+        let mut line = serde_json::to_string(&Value::Object(map)).map_err(|e| WriteError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::other(e),
+        })?;
+        line.push('\n');
+        match write_line(path, session.parsed.bytes, line.as_bytes(), sink) {
+            Err(WriteError::Changed { .. } | WriteError::TornLastLine { .. }) if !last_attempt => {
+                std::thread::sleep(std::time::Duration::from_millis(5 * attempt as u64));
+            }
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(Appended { line, ..appended }),
+        }
+    }
 }
 
 fn build_line(
@@ -280,6 +303,8 @@ fn build_line(
     ))
 }
 
+/// Writes `line` if the file is still exactly as read (`expected_size` bytes). If it grew, the
+/// caller re-reads it: the new entry's `parentId` must be the file's actual last entry.
 fn write_line(
     path: &Path,
     expected_size: u64,
@@ -295,29 +320,47 @@ fn write_line(
         .read(true)
         .open(path)
         .map_err(io_err)?;
-    let before = file.metadata().map_err(io_err)?.len();
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    let before = meta.len();
     if before != expected_size {
-        // Someone appended since we read: make sure their last line is complete.
-        if !ends_with_newline(&mut file, before).map_err(io_err)? {
+        if before > expected_size && !ends_with_newline(&mut file, before).map_err(io_err)? {
             return Err(WriteError::TornLastLine {
                 path: path.to_path_buf(),
             });
         }
+        let how = if before > expected_size {
+            "another program appended to the file while grove was preparing its line (try again when it is idle)"
+        } else {
+            "the file became shorter while grove was preparing its line (it was truncated or replaced)"
+        };
+        return Err(WriteError::Changed {
+            path: path.to_path_buf(),
+            detail: how.into(),
+        });
     }
     match sink.write_once(&mut file, line) {
         Ok(n) if n == line.len() => {}
         Ok(n) => {
-            return Err(restore(
+            return Err(remove_partial(
                 path,
-                &file,
+                &mut file,
                 before,
-                n as u64,
+                &line[..n],
                 short_write(n, line.len()),
             ));
         }
-        Err(e) => {
-            let now = file.metadata().map(|m| m.len()).unwrap_or(before);
-            return Err(restore(path, &file, before, now.saturating_sub(before), e));
+        // A failed `write` wrote nothing: never truncate, another writer's bytes may follow.
+        Err(source) => {
+            return Err(WriteError::Failed {
+                path: path.to_path_buf(),
+                source,
+            });
         }
     }
     verify(&mut file, before, line)
@@ -335,14 +378,29 @@ fn short_write(n: usize, len: usize) -> io::Error {
     )
 }
 
-fn restore(path: &Path, file: &File, before: u64, written: u64, source: io::Error) -> WriteError {
-    let now = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
-    if now == before + written && file.set_len(before).is_ok() {
-        WriteError::Failed {
-            path: path.to_path_buf(),
-            source,
+/// After a short write, cuts the file back to `before`, but only when the file is exactly
+/// what it was plus grove's `partial` bytes (a line appended by someone else is never cut).
+fn remove_partial(
+    path: &Path,
+    file: &mut File,
+    before: u64,
+    partial: &[u8],
+    source: io::Error,
+) -> WriteError {
+    fn ours_only(file: &mut File, before: u64, partial: &[u8]) -> io::Result<bool> {
+        if file.metadata()?.len() != before + partial.len() as u64 {
+            return Ok(false);
         }
-    } else if now == before {
+        file.seek(SeekFrom::Start(before))?;
+        let mut tail = Vec::with_capacity(partial.len());
+        (&mut *file)
+            .take(partial.len() as u64)
+            .read_to_end(&mut tail)?;
+        Ok(tail == partial)
+    }
+    if partial.is_empty()
+        || (ours_only(file, before, partial).unwrap_or(false) && file.set_len(before).is_ok())
+    {
         WriteError::Failed {
             path: path.to_path_buf(),
             source,

@@ -23,7 +23,8 @@ pub fn demo_roots() -> io::Result<Vec<SessionRoot>> {
             format!("demo sessions not found at {}", src.display()),
         ));
     }
-    let dest = std::env::temp_dir().join(format!("grove-demo-{}", std::process::id()));
+    prune_stale_copies();
+    let dest = demo_copy_dir(std::process::id());
     if dest.exists() {
         fs::remove_dir_all(&dest)?;
     }
@@ -54,4 +55,40 @@ pub fn copy_dir(src: &Path, dest: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+const COPY_PREFIX: &str = "grove-demo-";
+
+fn demo_copy_dir(pid: u32) -> PathBuf {
+    std::env::temp_dir().join(format!("{COPY_PREFIX}{pid}"))
+}
+
+/// Removes this process's demo copy (called when grove exits).
+pub fn remove_demo_copy() {
+    let _ = fs::remove_dir_all(demo_copy_dir(std::process::id()));
+}
+
+/// Removes copies left by grove processes that no longer run (e.g. killed ones). Only where
+/// the OS says which processes exist (`/proc`); elsewhere copies stay until the temp dir is
+/// cleaned.
+fn prune_stale_copies() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(read) = fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(COPY_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }

@@ -3,6 +3,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::roots::{SessionRoot, find_session_files};
+
 /// Why a delete did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum TrashError {
@@ -16,6 +18,121 @@ pub enum TrashError {
     },
     #[error("nothing to restore: {0}")]
     NotInTrash(String),
+    #[error(
+        "{path}: not a session file grove lists under its session roots; nothing was deleted (give its folder with --session-dir to delete it)"
+    )]
+    OutsideRoots { path: PathBuf },
+    #[error("{path}: {reason}; nothing was deleted")]
+    NotASessionFile { path: PathBuf, reason: String },
+}
+
+/// The path as the trash records it: the parent folder resolved, the file name kept as is, so a
+/// symlinked session is the link itself, never the file it points to.
+pub fn entry_path(path: &Path) -> Result<PathBuf, TrashError> {
+    let io = |source| TrashError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| TrashError::NotASessionFile {
+            path: path.to_path_buf(),
+            reason: "not a file name".into(),
+        })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok(fs::canonicalize(parent).map_err(io)?.join(name))
+}
+
+/// Checks that `path` is one of the session files grove finds under `roots` (the same folder
+/// entry, not just the same content): deletes never reach outside the roots grove scanned.
+pub fn check_in_roots(path: &Path, roots: &[SessionRoot]) -> Result<(), TrashError> {
+    let wanted = entry_path(path)?;
+    let (found, _) = find_session_files(roots);
+    let listed = found
+        .iter()
+        .any(|f| entry_path(&f.path).is_ok_and(|p| same_entry(&p, &wanted)));
+    if listed {
+        Ok(())
+    } else {
+        Err(TrashError::OutsideRoots {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// Same folder (by identity, so symlinked folders match) and same name.
+fn same_entry(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    if a.file_name() != b.file_name() {
+        return false;
+    }
+    match (a.parent().map(fs::metadata), b.parent().map(fs::metadata)) {
+        (Some(Ok(x)), Some(Ok(y))) => same_file(&x, &y),
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    false
+}
+
+/// A session must be a regular file or a symlink (deleting a link never touches its target).
+fn check_deletable(path: &Path) -> Result<(), TrashError> {
+    let meta = fs::symlink_metadata(path).map_err(|source| TrashError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let t = meta.file_type();
+    if t.is_file() || t.is_symlink() {
+        return Ok(());
+    }
+    Err(TrashError::NotASessionFile {
+        path: path.to_path_buf(),
+        reason: if t.is_dir() {
+            "is a directory".into()
+        } else {
+            "not a regular file".into()
+        },
+    })
+}
+
+/// A readable reason for a failed trash operation (the crate's own text is a debug dump).
+pub fn describe(e: &trash::Error) -> String {
+    #[allow(unreachable_patterns)]
+    match e {
+        #[cfg(all(
+            unix,
+            not(target_os = "macos"),
+            not(target_os = "ios"),
+            not(target_os = "android")
+        ))]
+        trash::Error::FileSystem { path, source } => format!("{}: {source}", path.display()),
+        trash::Error::TargetedRoot => "refusing to trash a root folder".into(),
+        trash::Error::CouldNotAccess { target } => format!("cannot access {target}"),
+        trash::Error::CanonicalizePath { original } => {
+            format!("cannot resolve {}", original.display())
+        }
+        trash::Error::RestoreCollision { path, .. } => {
+            format!("{} exists again; not overwritten", path.display())
+        }
+        trash::Error::RestoreTwins { path, .. } => {
+            format!("several trashed items came from {}", path.display())
+        }
+        trash::Error::Unknown { description } => description.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// The session file plus Atomic's compaction backups beside it (`<file>.jsonl.*.bak`).
@@ -45,14 +162,33 @@ pub struct Trashed {
     pub paths: Vec<PathBuf>,
 }
 
-/// Moves a session (and its backups) to the trash.
+/// Moves a session (and its backups) to the trash. A symlinked session moves the link; the
+/// file it points to is left alone.
 pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
-    let paths = files_of_session(path);
-    for p in &paths {
-        trash::delete(p).map_err(|e| TrashError::Unavailable {
-            path: p.clone(),
-            message: e.to_string(),
-        })?;
+    check_deletable(path)?;
+    let mut paths = Vec::new();
+    for p in files_of_session(path) {
+        if p != path && check_deletable(&p).is_err() {
+            continue;
+        }
+        // The trash crate resolves only the parent folder too; recording the same path lets
+        // `restore` find the item again.
+        let p = entry_path(&p)?;
+        if let Err(e) = trash::delete(&p) {
+            let mut message = describe(&e);
+            if !paths.is_empty() {
+                message.push_str(&format!(
+                    " (already in the trash and restorable: {})",
+                    paths
+                        .iter()
+                        .map(|p: &PathBuf| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            return Err(TrashError::Unavailable { path: p, message });
+        }
+        paths.push(p);
     }
     Ok(Trashed { paths })
 }
@@ -65,7 +201,7 @@ pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
     not(target_os = "android")
 ))]
 pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
-    let items = trash::os_limited::list().map_err(|e| TrashError::NotInTrash(e.to_string()))?;
+    let items = trash::os_limited::list().map_err(|e| TrashError::NotInTrash(describe(&e)))?;
     let mut chosen = Vec::new();
     for p in &trashed.paths {
         let best = items
@@ -76,7 +212,7 @@ pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
             .ok_or_else(|| TrashError::NotInTrash(p.display().to_string()))?;
         chosen.push(best);
     }
-    trash::os_limited::restore_all(chosen).map_err(|e| TrashError::NotInTrash(e.to_string()))
+    trash::os_limited::restore_all(chosen).map_err(|e| TrashError::NotInTrash(describe(&e)))
 }
 
 /// Restoring needs the platform's trash listing, which this platform does not offer.
@@ -93,9 +229,14 @@ pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
     )))
 }
 
-/// Deletes a session and its backups for good. Callers must have asked twice.
+/// Deletes a session and its backups for good (a symlink is unlinked, its target kept).
+/// Callers must have asked twice.
 pub fn delete_permanently(path: &Path) -> Result<Vec<PathBuf>, TrashError> {
-    let paths = files_of_session(path);
+    check_deletable(path)?;
+    let paths: Vec<PathBuf> = files_of_session(path)
+        .into_iter()
+        .filter(|p| p == path || check_deletable(p).is_ok())
+        .collect();
     for p in &paths {
         fs::remove_file(p).map_err(|e| TrashError::Io {
             path: p.clone(),

@@ -1,3 +1,55 @@
 //! Terminal views and the text sanitizer every view and printer goes through.
+//!
+//! Views are pure functions of the app state (and of "now", for ages), drawn with ratatui.
 
+pub mod dialogs;
+pub mod format;
+pub mod help;
+pub mod layout;
+pub mod picker;
+pub mod preview;
 pub mod sanitize;
+pub mod session_view;
+pub mod theme;
+pub mod transcript_pane;
+pub mod tree_pane;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::state::{AppState, Mode, Screen};
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
+    let area = frame.area();
+    if layout::too_small(area) {
+        draw_too_small(frame, area);
+        return;
+    }
+    match state.screen {
+        Screen::Picker => picker::draw_picker(frame, area, state, now_ms),
+        Screen::Session { .. } => preview::draw_session_screen(frame, area, state),
+        Screen::View { ref view, .. } => session_view::draw_session_view(frame, area, view),
+    }
+    match state.mode {
+        Mode::Help => help::draw_help(frame, area, state),
+        Mode::Normal | Mode::Deleting { .. } => {}
+        _ => dialogs::draw_dialog(frame, area, state),
+    }
+}
+
+fn draw_too_small(frame: &mut Frame, area: Rect) {
+    let text = format!(
+        "Terminal too small ({}×{}); grove needs at least {}×{}.",
+        area.width,
+        area.height,
+        layout::MIN_WIDTH,
+        layout::MIN_HEIGHT
+    );
+    frame.render_widget(
+        Paragraph::new(Line::raw(text)).wrap(Wrap { trim: true }),
+        area,
+    );
+}

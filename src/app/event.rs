@@ -1,0 +1,169 @@
+//! Everything that can happen to the app, and everything the app asks the outside world to do.
+//!
+//! Input, background results and ticks all arrive as [`Event`]s on one channel;
+//! [`super::update::update`] turns them into state changes and [`Effect`]s, which the event
+//! loop ([`super::run`]) executes. `update` itself never does I/O.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::model::context::Dialect;
+use crate::model::search::{Query, Score};
+use crate::storage::roots::Skipped;
+use crate::storage::trash::Trashed;
+
+use super::preview::Preview;
+use super::session_view::{Outcome, ViewEffect};
+use super::state::{Liveness, SessionRecord, UndoItem};
+use crate::model::tree::Session;
+
+/// Progress of a scan.
+#[derive(Clone, Debug)]
+pub enum ScanUpdate {
+    /// The folders were listed: this many files will be read.
+    Found(usize),
+    /// Sessions read since the last update.
+    Sessions(Vec<Arc<SessionRecord>>),
+    /// Files that could not be read as sessions.
+    Failed(Vec<Skipped>),
+    /// Every file was read.
+    Done,
+}
+
+#[derive(Debug)]
+pub enum Event {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize(u16, u16),
+    Tick,
+    ScanResult {
+        generation: u64,
+        update: ScanUpdate,
+    },
+    SearchResult {
+        generation: u64,
+        /// Matching records (indices into the state's records) with their scores.
+        matches: Vec<(usize, Score)>,
+    },
+    PreviewLoaded {
+        path: PathBuf,
+        result: Result<Arc<Preview>, String>,
+    },
+    /// A newer preview request replaced this one before it was loaded.
+    PreviewCancelled {
+        path: PathBuf,
+    },
+    LiveChecked {
+        record: usize,
+        liveness: Liveness,
+    },
+    Renamed {
+        record: usize,
+        /// The session re-read after the append.
+        result: Result<Arc<SessionRecord>, String>,
+    },
+    Trashed {
+        record: usize,
+        result: Result<Trashed, String>,
+    },
+    DeletedPermanently {
+        record: usize,
+        result: Result<(), String>,
+    },
+    Restored {
+        item: UndoItem,
+        result: Result<(), String>,
+    },
+    /// The whole session, loaded for the session view.
+    SessionOpened {
+        record: usize,
+        path: PathBuf,
+        result: Result<Box<Session>, String>,
+    },
+    /// A session view effect (label, check-out, fork, export) finished.
+    ViewDone {
+        path: PathBuf,
+        outcome: Box<Outcome>,
+    },
+    /// One session re-read after it changed (or was created by a fork).
+    RecordRefreshed {
+        path: PathBuf,
+        result: Result<Arc<SessionRecord>, String>,
+    },
+}
+
+/// A search to run off the UI thread.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    pub generation: u64,
+    pub query: Arc<Query>,
+    /// A snapshot of the records (cheap: shared pointers); result indices refer to it.
+    pub records: Vec<Arc<SessionRecord>>,
+}
+
+/// Work for the event loop.
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// List and read the session files; results come back as `ScanResult`s.
+    StartScan {
+        generation: u64,
+    },
+    RunSearch(SearchRequest),
+    LoadPreview {
+        path: PathBuf,
+        agent: Dialect,
+    },
+    /// Enter on a session: load it for the session view (its preview shows meanwhile).
+    OpenSession {
+        record: usize,
+        path: PathBuf,
+        agent: Dialect,
+    },
+    /// A session view write or export, run off the UI thread; the result goes back to the
+    /// view of `session`.
+    View {
+        session: PathBuf,
+        effect: ViewEffect,
+    },
+    /// Re-read one session file and update (or add) its row.
+    RefreshRecord {
+        path: PathBuf,
+        agent: Option<Dialect>,
+    },
+    /// Restore the terminal, print this line to stdout, exit 0 (`--print` from the view).
+    PrintLine(String),
+    /// Check whether an agent still writes the session (mtime, open file handles).
+    CheckLive {
+        record: usize,
+        path: PathBuf,
+    },
+    AppendRename {
+        record: usize,
+        path: PathBuf,
+        name: String,
+    },
+    TrashSession {
+        record: usize,
+        path: PathBuf,
+    },
+    /// Only after the second, explicit confirmation.
+    DeletePermanently {
+        record: usize,
+        path: PathBuf,
+    },
+    RestoreTrash(UndoItem),
+    /// `--print`: restore the terminal, print the path to stdout, exit 0.
+    Print(PathBuf),
+    /// Restore the terminal and run the session's agent in its folder.
+    LaunchAgent {
+        path: PathBuf,
+        agent: Dialect,
+        cwd: PathBuf,
+    },
+    Quit {
+        code: u8,
+    },
+}

@@ -1,0 +1,457 @@
+//! The event loop: one channel for input, background results and ticks; drain, update, redraw
+//! (throttled, only when something changed); effects executed here, slow ones on threads.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    self as ct, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste,
+    EnableMouseCapture,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+
+use crate::cli::{GlobalArgs, resolve_roots};
+use crate::model::context::Dialect;
+use crate::storage::append::{NewEntry, append_entry, now_ms};
+use crate::storage::read::{load_session, scan_info};
+use crate::storage::trash::{delete_permanently, restore, trash_session};
+use crate::ui::sanitize::sanitize_line;
+use crate::ui::theme::{Theme, no_color_env};
+
+use super::config::Config;
+use super::event::{Effect, Event, SearchRequest};
+use super::keymap::Keymap;
+use super::live::check_liveness;
+use super::matcher::execute_search;
+use super::preview::load_preview;
+use super::session_view;
+use super::source::{FileSource, SessionSource};
+use super::state::{AppState, Options, Scope, SessionRecord};
+use super::update::{TICK_MS, start, update};
+
+/// At most one frame per this long.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// How the browser ended.
+enum Exit {
+    Code(u8),
+    Print(PathBuf),
+    PrintLine(String),
+    Launch {
+        path: PathBuf,
+        agent: Dialect,
+        cwd: PathBuf,
+    },
+}
+
+/// Where the UI is drawn: stdout, or the controlling terminal in `--print` mode so stdout
+/// stays free for the chosen path (like fzf).
+static DRAW_ON_TTY: OnceLock<bool> = OnceLock::new();
+
+fn ui_writer() -> Box<dyn Write + Send> {
+    if *DRAW_ON_TTY.get().unwrap_or(&false)
+        && let Ok(tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty")
+    {
+        return Box::new(tty);
+    }
+    if *DRAW_ON_TTY.get().unwrap_or(&false) {
+        return Box::new(io::stderr());
+    }
+    Box::new(io::stdout())
+}
+
+/// Puts the terminal back: safe to call more than once, from the panic hook too.
+pub fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let mut w = ui_writer();
+    let _ = execute!(
+        w,
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+    let _ = w.flush();
+}
+
+/// Restores the terminal when dropped, whatever path leaves the loop.
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+type Term = Terminal<CrosstermBackend<Box<dyn Write + Send>>>;
+
+fn setup_terminal() -> Result<(Term, TerminalGuard)> {
+    // Restore before the panic message is printed (color-eyre's hook runs after ours).
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+    enable_raw_mode().wrap_err("cannot switch the terminal to raw mode")?;
+    let guard = TerminalGuard;
+    let mut w = ui_writer();
+    execute!(
+        w,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+    .wrap_err("cannot set up the terminal")?;
+    let terminal = Terminal::new(CrosstermBackend::new(ui_writer()))?;
+    Ok((terminal, guard))
+}
+
+/// Reads terminal input on its own thread until told to stop (so a launched agent gets stdin).
+fn spawn_input(tx: Sender<Event>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            match ct::poll(Duration::from_millis(50)) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(_) => break,
+            }
+            let ev = match ct::read() {
+                Ok(ct::Event::Key(k)) => Event::Key(k),
+                Ok(ct::Event::Mouse(m)) => Event::Mouse(m),
+                Ok(ct::Event::Resize(w, h)) => Event::Resize(w, h),
+                Ok(ct::Event::Paste(s)) => Event::Paste(s),
+                Ok(_) => continue,
+                Err(_) => break,
+            };
+            if tx.send(ev).is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// One search at a time, always the newest; a running search stops when a newer one arrives.
+fn spawn_search_worker(events: Sender<Event>, latest: Arc<AtomicU64>) -> Sender<SearchRequest> {
+    let (tx, rx) = mpsc::channel::<SearchRequest>();
+    std::thread::spawn(move || {
+        while let Ok(mut req) = rx.recv() {
+            while let Ok(newer) = rx.try_recv() {
+                req = newer;
+            }
+            let generation = req.generation;
+            if latest.load(Ordering::Relaxed) != generation {
+                continue;
+            }
+            let cancelled = || latest.load(Ordering::Relaxed) != generation;
+            if let Some(matches) = execute_search(&req, &cancelled)
+                && events
+                    .send(Event::SearchResult {
+                        generation,
+                        matches,
+                    })
+                    .is_err()
+            {
+                break;
+            }
+        }
+    });
+    tx
+}
+
+/// Loads previews, newest request first; skipped ones are reported so they can be re-asked.
+fn spawn_preview_worker(events: Sender<Event>) -> Sender<(PathBuf, Dialect)> {
+    let (tx, rx) = mpsc::channel::<(PathBuf, Dialect)>();
+    std::thread::spawn(move || {
+        while let Ok(mut req) = rx.recv() {
+            while let Ok(newer) = rx.try_recv() {
+                let _ = events.send(Event::PreviewCancelled { path: req.0 });
+                req = newer;
+            }
+            let (path, agent) = req;
+            let result = load_preview(&path, agent).map(Arc::new);
+            if events.send(Event::PreviewLoaded { path, result }).is_err() {
+                break;
+            }
+        }
+    });
+    tx
+}
+
+fn background(tx: &Sender<Event>, job: impl FnOnce() -> Event + Send + 'static) {
+    let tx = tx.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(job());
+    });
+}
+
+struct Runner {
+    tx: Sender<Event>,
+    source: Arc<dyn SessionSource>,
+    search_tx: Sender<SearchRequest>,
+    search_latest: Arc<AtomicU64>,
+    preview_tx: Sender<(PathBuf, Dialect)>,
+    current_dir: Option<PathBuf>,
+}
+
+impl Runner {
+    /// Executes one effect; `Some` ends the loop.
+    fn execute(&self, effect: Effect) -> Option<Exit> {
+        match effect {
+            Effect::StartScan { generation } => {
+                let source = Arc::clone(&self.source);
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    source.scan(&mut |update| {
+                        tx.send(Event::ScanResult { generation, update }).is_ok()
+                    });
+                });
+            }
+            Effect::RunSearch(req) => {
+                self.search_latest.store(req.generation, Ordering::Relaxed);
+                let _ = self.search_tx.send(req);
+            }
+            Effect::LoadPreview { path, agent } => {
+                let _ = self.preview_tx.send((path, agent));
+            }
+            Effect::OpenSession {
+                record,
+                path,
+                agent,
+            } => {
+                let _ = self.preview_tx.send((path.clone(), agent));
+                background(&self.tx, move || Event::SessionOpened {
+                    record,
+                    result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+                    path,
+                });
+            }
+            Effect::View { session, effect } => {
+                let tx = self.tx.clone();
+                std::thread::spawn(move || {
+                    if let Some(outcome) = session_view::execute(&effect) {
+                        let _ = tx.send(Event::ViewDone {
+                            path: session,
+                            outcome: Box::new(outcome),
+                        });
+                    }
+                });
+            }
+            Effect::RefreshRecord { path, agent } => {
+                let current_dir = self.current_dir.clone();
+                background(&self.tx, move || Event::RecordRefreshed {
+                    result: scan_info(&path, agent)
+                        .map(|info| Arc::new(SessionRecord::new(info, current_dir.as_deref())))
+                        .map_err(|e| e.to_string()),
+                    path,
+                });
+            }
+            Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
+            Effect::CheckLive { record, path } => {
+                background(&self.tx, move || Event::LiveChecked {
+                    record,
+                    liveness: check_liveness(&path, SystemTime::now()),
+                })
+            }
+            Effect::AppendRename { record, path, name } => {
+                let current_dir = self.current_dir.clone();
+                background(&self.tx, move || Event::Renamed {
+                    record,
+                    result: rename(&path, name, current_dir.as_deref()),
+                });
+            }
+            Effect::TrashSession { record, path } => background(&self.tx, move || Event::Trashed {
+                record,
+                result: trash_session(&path).map_err(|e| e.to_string()),
+            }),
+            Effect::DeletePermanently { record, path } => {
+                background(&self.tx, move || Event::DeletedPermanently {
+                    record,
+                    result: delete_permanently(&path)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                })
+            }
+            Effect::RestoreTrash(item) => background(&self.tx, move || {
+                let result = restore(&item.trashed).map_err(|e| e.to_string());
+                Event::Restored { item, result }
+            }),
+            Effect::Print(path) => return Some(Exit::Print(path)),
+            Effect::LaunchAgent { path, agent, cwd } => {
+                return Some(Exit::Launch { path, agent, cwd });
+            }
+            Effect::Quit { code } => return Some(Exit::Code(code)),
+        }
+        None
+    }
+}
+
+fn rename(
+    path: &Path,
+    name: String,
+    current_dir: Option<&Path>,
+) -> Result<Arc<SessionRecord>, String> {
+    let before = scan_info(path, None).map_err(|e| e.to_string())?;
+    append_entry(path, NewEntry::Rename { name }).map_err(|e| e.to_string())?;
+    let info = scan_info(path, Some(before.agent)).map_err(|e| e.to_string())?;
+    Ok(Arc::new(SessionRecord::new(info, current_dir)))
+}
+
+/// Runs the browser for the command-line options; returns the process exit code.
+pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
+    let config = Config::load().wrap_err("cannot read the config file")?;
+    let mut keymap = Keymap::default();
+    let mut problems = keymap.apply_overrides(&config.keys);
+    let (theme, theme_problems) = Theme::resolve(no_color_env(), &config.theme);
+    problems.extend(theme_problems);
+    for p in &problems {
+        eprintln!("grove: config: {}", sanitize_line(p));
+    }
+    let roots = resolve_roots(global).wrap_err("cannot find the session folders")?;
+    let current_dir = std::env::current_dir().ok();
+    if global.print && !io::stdin().is_terminal() && std::fs::File::open("/dev/tty").is_err() {
+        return Err(eyre!("--print needs a terminal to draw on"));
+    }
+    let _ = DRAW_ON_TTY.set(global.print && !io::stdout().is_terminal());
+
+    let options = Options {
+        print_mode: global.print,
+        home: directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned()),
+        ..Options::default()
+    };
+    let mut state = AppState::new(options, keymap, theme);
+    // The demo's sessions live in made-up folders: show them all.
+    if global.all || global.demo {
+        state.picker.scope = Scope::All;
+    }
+    let source: Arc<dyn SessionSource> = Arc::new(FileSource {
+        roots,
+        current_dir: current_dir.clone(),
+    });
+
+    let (mut terminal, guard) = setup_terminal()?;
+    let (tx, rx) = mpsc::channel::<Event>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let input = spawn_input(tx.clone(), Arc::clone(&stop));
+    let search_latest = Arc::new(AtomicU64::new(0));
+    let runner = Runner {
+        search_tx: spawn_search_worker(tx.clone(), Arc::clone(&search_latest)),
+        preview_tx: spawn_preview_worker(tx.clone()),
+        tx,
+        source,
+        search_latest,
+        current_dir,
+    };
+    let size = terminal.size()?;
+    state.viewport = (size.width, size.height);
+    let result = event_loop(&mut terminal, &mut state, &runner, &rx);
+    stop.store(true, Ordering::Relaxed);
+    let _ = input.join();
+    drop(terminal);
+    drop(guard);
+    match result? {
+        Exit::Code(c) => Ok(ExitCode::from(c)),
+        Exit::Print(path) => {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{}", path.display())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Exit::PrintLine(line) => {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{line}")?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Exit::Launch { path, agent, cwd } => launch(&config, &path, agent, &cwd),
+    }
+}
+
+fn event_loop(
+    terminal: &mut Term,
+    state: &mut AppState,
+    runner: &Runner,
+    rx: &Receiver<Event>,
+) -> Result<Exit> {
+    let tick = Duration::from_millis(TICK_MS);
+    let mut effects = start(state);
+    let mut last_draw: Option<Instant> = None;
+    let mut last_tick = Instant::now();
+    loop {
+        for effect in effects.drain(..) {
+            if let Some(exit) = runner.execute(effect) {
+                return Ok(exit);
+            }
+        }
+        let since_draw = last_draw.map_or(FRAME, |t| t.elapsed());
+        if state.dirty && since_draw >= FRAME {
+            terminal.draw(|f| crate::ui::draw(f, state, now_ms()))?;
+            state.dirty = false;
+            last_draw = Some(Instant::now());
+        }
+        let until_tick = tick.saturating_sub(last_tick.elapsed());
+        let wait = if state.dirty {
+            FRAME.saturating_sub(since_draw).min(until_tick)
+        } else {
+            until_tick
+        };
+        match rx.recv_timeout(wait) {
+            Ok(ev) => {
+                effects.extend(update(state, ev));
+                // Drain what is already queued, but keep drawing under a flood.
+                let deadline = Instant::now() + FRAME;
+                while Instant::now() < deadline {
+                    match rx.try_recv() {
+                        Ok(ev) => effects.extend(update(state, ev)),
+                        Err(_) => break,
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Code(0)),
+        }
+        if last_tick.elapsed() >= tick {
+            last_tick = Instant::now();
+            effects.extend(update(state, Event::Tick));
+        }
+    }
+}
+
+/// Runs the session's agent in the session's folder (the terminal is already restored).
+fn launch(config: &Config, path: &Path, agent: Dialect, cwd: &Path) -> Result<ExitCode> {
+    let argv = config.agent_command(agent, path);
+    let Some((program, args)) = argv.split_first() else {
+        return Err(eyre!("the {agent} command in the config is empty"));
+    };
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args);
+    if cwd.is_dir() {
+        cmd.current_dir(cwd);
+    } else {
+        eprintln!(
+            "grove: the session's folder {} does not exist; starting in the current folder",
+            sanitize_line(&cwd.to_string_lossy())
+        );
+    }
+    let status = cmd.status().wrap_err_with(|| {
+        format!(
+            "cannot start `{}` (set the command under [agents] in the config); the session is {}",
+            sanitize_line(program),
+            sanitize_line(&path.to_string_lossy())
+        )
+    })?;
+    Ok(ExitCode::from(
+        status.code().unwrap_or(1).clamp(0, 255) as u8
+    ))
+}

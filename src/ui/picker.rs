@@ -1,0 +1,388 @@
+//! The session list: header, search input, rows, footer. A pure function of the state and
+//! "now" (for ages), so it can be snapshot-tested.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use crate::app::keymap::{Action, KeyContext, Keymap};
+use crate::app::state::{AppState, Liveness, Mode, NameFilter, Row, Scope, StatusKind};
+use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::ui::theme::Theme;
+
+use super::format::{format_age, shorten_home, truncate_left};
+use super::layout::{list_window_start, picker_layout};
+
+/// Draws the picker into `area`.
+pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
+    let layout = picker_layout(area, state.preview_visible());
+    frame.render_widget(Paragraph::new(title_line(state, area.width)), layout.title);
+    frame.render_widget(Paragraph::new(status_line(state)), layout.status);
+    draw_input(frame, layout.input, state);
+    frame.render_widget(
+        Paragraph::new(separator_line(state, layout.separator.width)),
+        layout.separator,
+    );
+    draw_list(frame, layout.list, state, now_ms);
+    if let Some(p) = layout.preview {
+        super::preview::draw_preview_pane(frame, p, state);
+    }
+    frame.render_widget(
+        Paragraph::new(footer_line(
+            &state.keymap,
+            KeyContext::Picker,
+            &state.theme,
+            area.width,
+        )),
+        layout.footer,
+    );
+}
+
+fn title_line(state: &AppState, width: u16) -> Line<'static> {
+    let t = &state.theme;
+    let p = &state.picker;
+    let wide = width >= 100;
+    let mut right: Vec<Span> = Vec::new();
+    let loading = &p.loading;
+    if !loading.done {
+        let text = match loading.total {
+            Some(total) => format!("Loading {}/{}", loading.loaded, total),
+            None => "Loading…".to_owned(),
+        };
+        right.push(Span::styled(text, t.accent));
+        right.push(Span::raw("  "));
+    }
+    let (cur, all) = if wide {
+        ("Current Folder", "All")
+    } else {
+        ("Current", "All")
+    };
+    let (on_cur, on_all) = match p.scope {
+        Scope::Current => ("◉ ", "○ "),
+        Scope::All => ("○ ", "◉ "),
+    };
+    let scope_style = |active: bool| if active { t.accent } else { t.muted };
+    right.push(Span::styled(
+        format!("{on_cur}{cur}"),
+        scope_style(p.scope == Scope::Current),
+    ));
+    right.push(Span::styled(" | ", t.muted));
+    right.push(Span::styled(
+        format!("{on_all}{all}"),
+        scope_style(p.scope == Scope::All),
+    ));
+    let named = p.name_filter == NameFilter::Named;
+    if wide {
+        right.push(Span::styled("  Name: ", t.muted));
+        right.push(Span::raw(if named { "Named" } else { "All" }));
+        right.push(Span::styled("  Sort: ", t.muted));
+        right.push(Span::raw(p.sort.label()));
+    } else {
+        if named {
+            right.push(Span::styled(" · ", t.muted));
+            right.push(Span::raw("Named"));
+        }
+        right.push(Span::styled(" · ", t.muted));
+        right.push(Span::raw(p.sort.label()));
+    }
+    let right_w: usize = right.iter().map(|s| s.content.width()).sum();
+    let title = match (p.scope, wide) {
+        (Scope::Current, true) => "Resume Session (Current Folder)",
+        (Scope::All, true) => "Resume Session (All)",
+        (_, false) => "Sessions",
+    };
+    let left_room = (width as usize).saturating_sub(right_w + 1);
+    let title = truncate_width(title, left_room).into_owned();
+    let pad = (width as usize).saturating_sub(title.width() + right_w);
+    let mut spans = vec![
+        Span::styled(title, t.accent.add_modifier(Modifier::BOLD)),
+        Span::raw(" ".repeat(pad)),
+    ];
+    spans.extend(right);
+    Line::from(spans)
+}
+
+fn status_line(state: &AppState) -> Line<'static> {
+    let t = &state.theme;
+    let km = &state.keymap;
+    match &state.mode {
+        Mode::ConfirmDelete { live, .. } => {
+            let mut spans = vec![Span::styled(
+                "Delete session? [Enter] move to trash · [Esc] cancel",
+                t.error.add_modifier(Modifier::BOLD),
+            )];
+            if matches!(live, Liveness::Live(_)) {
+                spans.push(Span::styled("  ⚠ looks live", t.warning));
+            }
+            return Line::from(spans);
+        }
+        Mode::Deleting { .. } => return Line::styled("Moving to trash…", t.error),
+        Mode::ConfirmPermanent { .. } => {
+            return Line::styled(
+                "Trash unavailable. Delete permanently? [y] delete forever · any other key cancels",
+                t.error.add_modifier(Modifier::BOLD),
+            );
+        }
+        _ => {}
+    }
+    if let Some(s) = &state.status {
+        let style = match s.kind {
+            StatusKind::Info => t.accent,
+            StatusKind::Ok => t.ok,
+            StatusKind::Warning => t.warning,
+            StatusKind::Error => t.error,
+        };
+        return Line::styled(sanitize_line(&s.text).into_owned(), style);
+    }
+    let scope = km.key_label(Action::ToggleScope);
+    Line::from(vec![
+        Span::styled(format!("{scope} scope · "), t.muted),
+        Span::styled("re:<pattern>", t.muted.add_modifier(Modifier::BOLD)),
+        Span::styled(" regex · ", t.muted),
+        Span::styled("\"phrase\"", t.muted.add_modifier(Modifier::BOLD)),
+        Span::styled(" exact · words fuzzy", t.muted),
+    ])
+}
+
+fn draw_input(frame: &mut Frame, area: Rect, state: &AppState) {
+    let t = &state.theme;
+    let p = &state.picker;
+    let text = sanitize_line(p.query.text()).into_owned();
+    let mut right = String::new();
+    if p.search.pending {
+        right.push_str("searching…");
+    } else if p.has_query() && p.search.error.is_none() {
+        let n = p.rows.len();
+        right = format!("{n} match{}", if n == 1 { "" } else { "es" });
+    }
+    let width = area.width as usize;
+    let right_w = right.width();
+    let room = width.saturating_sub(2 + right_w + 1);
+    // Keep the end of a long query (where the cursor is) visible.
+    let shown = truncate_left(&text, room).into_owned();
+    let mut spans = vec![Span::styled("> ", t.accent)];
+    if text.is_empty() {
+        spans.push(Span::styled("type to search", t.muted));
+    } else {
+        spans.push(Span::raw(shown.clone()));
+    }
+    let used = 2 + if text.is_empty() { 14 } else { shown.width() };
+    spans.push(Span::raw(" ".repeat(width.saturating_sub(used + right_w))));
+    spans.push(Span::styled(right, t.muted));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    if state.mode == Mode::Normal && area.width > 2 {
+        let before = sanitize_line(&p.query.text()[..p.query.cursor()]).width();
+        let cut = text.width().saturating_sub(shown.width());
+        let x = area.x + 2 + before.saturating_sub(cut).min(room) as u16;
+        frame.set_cursor_position(Position::new(x.min(area.right() - 1), area.y));
+    }
+}
+
+fn separator_line(state: &AppState, width: u16) -> Line<'static> {
+    let t = &state.theme;
+    let p = &state.picker;
+    let counter = if p.rows.is_empty() {
+        String::new()
+    } else {
+        format!(" {}/{} ", p.selected + 1, p.rows.len())
+    };
+    let rule = (width as usize).saturating_sub(counter.width() + 1);
+    Line::from(vec![
+        Span::styled("─".repeat(rule), t.border),
+        Span::styled(counter, t.muted),
+        Span::styled("─".repeat(usize::from(rule > 0)), t.border),
+    ])
+}
+
+fn empty_message(state: &AppState) -> Line<'static> {
+    let t = &state.theme;
+    let p = &state.picker;
+    let km = &state.keymap;
+    if let Some(e) = &p.search.error {
+        return Line::styled(format!("  {}", sanitize_line(e)), t.error);
+    }
+    if p.has_query() {
+        if p.search.pending || !p.loading.done {
+            return Line::styled("  Searching…", t.muted);
+        }
+        return Line::styled("  No sessions match the search", t.muted);
+    }
+    if !p.loading.done {
+        return Line::styled("  Loading sessions…", t.muted);
+    }
+    let named = km.key_label(Action::ToggleNamed);
+    let scope = km.key_label(Action::ToggleScope);
+    let text = match (p.name_filter, p.scope) {
+        (NameFilter::Named, Scope::Current) => format!(
+            "  No named sessions in current folder. Press {named} to show all, or {scope} to view all."
+        ),
+        (NameFilter::Named, Scope::All) => {
+            format!("  No named sessions found. Press {named} to show all.")
+        }
+        (NameFilter::All, Scope::All) => "  No sessions found".to_owned(),
+        (NameFilter::All, Scope::Current) => {
+            format!("  No sessions in current folder. Press {scope} to view all.")
+        }
+    };
+    Line::styled(text, t.muted)
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
+    let p = &state.picker;
+    if p.rows.is_empty() {
+        frame.render_widget(Paragraph::new(empty_message(state)), area);
+        return;
+    }
+    let height = area.height as usize;
+    let start = list_window_start(p.selected, p.rows.len(), height);
+    let lines: Vec<Line> = p.rows[start..]
+        .iter()
+        .take(height)
+        .enumerate()
+        .map(|(i, row)| row_line(state, row, start + i == p.selected, area.width, now_ms))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// One session row: cursor, tree prefix, title (highlighted), then path, cwd, count and age.
+pub fn row_line(
+    state: &AppState,
+    row: &Row,
+    selected: bool,
+    width: u16,
+    now_ms: i64,
+) -> Line<'static> {
+    let t = &state.theme;
+    let p = &state.picker;
+    let Some(rec) = p.records.get(row.record) else {
+        return Line::default();
+    };
+    let info = &rec.info;
+    let width = width as usize;
+    let home = state.options.home.as_deref();
+    let deleting = state.deleting_record() == Some(row.record);
+
+    let mut right_parts: Vec<String> = Vec::new();
+    let limit = (width / 3).max(12);
+    if p.show_path {
+        let path = info.path.to_string_lossy();
+        right_parts
+            .push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
+    }
+    if p.scope == Scope::All && !info.cwd.is_empty() {
+        right_parts.push(
+            truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned(),
+        );
+    }
+    right_parts.push(format!(
+        "{:>3} {:>3}",
+        info.message_count,
+        format_age(now_ms, info.modified_ms)
+    ));
+    let prefix_w = row.prefix.width();
+    // Drop the optional columns before squeezing the title under 10 columns.
+    while right_parts.len() > 1 {
+        let right_w: usize = right_parts.iter().map(|s| s.width() + 1).sum();
+        if width.saturating_sub(2 + prefix_w + right_w + 1) >= 10 {
+            break;
+        }
+        right_parts.remove(0);
+    }
+    let right = right_parts.join(" ");
+    let right_w = right.width();
+    let title_room = width
+        .saturating_sub(2 + prefix_w + right_w + 2)
+        .max(10.min(width.saturating_sub(2 + prefix_w)));
+    let full_title = sanitize_line(info.title()).trim().to_owned();
+    let title = truncate_width(&full_title, title_room).into_owned();
+
+    let base = if deleting {
+        t.error
+    } else if rec.is_named() {
+        t.named
+    } else {
+        Style::new()
+    };
+    let muted = if deleting { t.error } else { t.muted };
+    let mut spans = Vec::new();
+    spans.push(if selected {
+        Span::styled("› ", t.accent)
+    } else {
+        Span::raw("  ")
+    });
+    if !row.prefix.is_empty() {
+        spans.push(Span::styled(row.prefix.clone(), muted));
+    }
+    let ranges = match &p.search.query {
+        Some(q) if !deleting => q.highlight(&full_title),
+        _ => Vec::new(),
+    };
+    spans.extend(highlighted(&title, &ranges, base, base.patch(t.matched)));
+    let used = 2 + prefix_w + title.width();
+    let pad = width.saturating_sub(used + right_w).max(1);
+    spans.push(Span::raw(" ".repeat(pad)));
+    spans.push(Span::styled(right, muted));
+    let line = Line::from(spans);
+    if selected {
+        line.style(t.selected)
+    } else {
+        line
+    }
+}
+
+/// Splits `text` into spans, styling the byte `ranges` (clipped to the text) as matched.
+fn highlighted(text: &str, ranges: &[Range<usize>], base: Style, hit: Style) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for r in ranges {
+        let start = r.start.min(text.len());
+        let end = r.end.min(text.len());
+        if start >= end
+            || start < pos
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            continue;
+        }
+        if start > pos {
+            out.push(Span::styled(text[pos..start].to_owned(), base));
+        }
+        out.push(Span::styled(text[start..end].to_owned(), hit));
+        pos = end;
+    }
+    if pos < text.len() {
+        out.push(Span::styled(text[pos..].to_owned(), base));
+    }
+    out
+}
+
+/// The key hints of a context, as many as fit, with help always last.
+pub fn footer_line(keymap: &Keymap, context: KeyContext, t: &Theme, width: u16) -> Line<'static> {
+    let hints = keymap.hints(context);
+    let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| *h == "help");
+    let mut spans = Vec::new();
+    let mut used = 0;
+    let help_w = help.first().map_or(0, |(k, h)| k.width() + h.width() + 4);
+    for (key, hint) in rest {
+        let w = key.width() + hint.width() + 4;
+        if used + w + help_w > width as usize {
+            break;
+        }
+        spans.push(Span::styled(key, t.accent));
+        spans.push(Span::styled(format!(" {hint}"), t.muted));
+        spans.push(Span::styled(" · ", t.border));
+        used += w;
+    }
+    if let Some((key, hint)) = help.into_iter().next() {
+        spans.push(Span::styled(key, t.accent));
+        spans.push(Span::styled(format!(" {hint}"), t.muted));
+    } else {
+        spans.pop();
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,321 @@
+//! The session view: header, tree pane, transcript pane, footer, dialogs and help. Pure: it
+//! draws `&SessionViewState` and changes nothing.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::app::session_view::{
+    Focus, LineInput, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout,
+};
+use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::ui::transcript_pane::draw_transcript_pane;
+use crate::ui::tree_pane::draw_tree_pane;
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+const KEY: Style = Style::new().fg(Color::Cyan);
+
+/// Draws the whole session view into `area`.
+pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+    let l = layout(area);
+    draw_header(frame, l.header, state);
+    draw_tree_pane(frame, l.tree, state);
+    draw_transcript_pane(frame, l.transcript, state);
+    draw_footer(frame, l.footer, state);
+    match &state.mode {
+        Mode::Label { target, input } => {
+            let entry = state.entry_line(*target);
+            draw_input_dialog(
+                frame,
+                area,
+                " Label ",
+                &[
+                    Line::styled(
+                        truncate_width(&entry, input_inner_width(area)).into_owned(),
+                        DIM,
+                    ),
+                    Line::raw("Label (empty to remove):"),
+                ],
+                input,
+                "Enter save · Esc cancel",
+            );
+        }
+        Mode::ExportName(input) => draw_input_dialog(
+            frame,
+            area,
+            " Export branch to Markdown ",
+            &[Line::raw("File name (relative to the current directory):")],
+            input,
+            "Enter export · Esc cancel",
+        ),
+        Mode::ConfirmOverwrite { file } => {
+            let name = sanitize_line(&file.to_string_lossy()).into_owned();
+            draw_confirm(
+                frame,
+                area,
+                " File exists ",
+                vec![
+                    Line::raw(format!("{name} already exists.")),
+                    Line::raw("Replace it?"),
+                ],
+                "y replace · n choose another name",
+            );
+        }
+        Mode::ConfirmCheckout {
+            target,
+            resumes_after,
+        } => {
+            let w = confirm_inner_width(area);
+            let mut lines = vec![
+                Line::raw("Make this the session's leaf on disk?"),
+                Line::styled(
+                    truncate_width(&state.entry_line(*target), w).into_owned(),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Line::raw(""),
+            ];
+            match resumes_after {
+                Some(after) if after != target => {
+                    lines.push(Line::raw(
+                        "A user message goes back to the editor, so resuming continues after:",
+                    ));
+                    lines.push(Line::styled(
+                        truncate_width(&state.entry_line(*after), w).into_owned(),
+                        DIM,
+                    ));
+                }
+                Some(_) => lines.push(Line::raw(
+                    "Resuming the session in its agent continues from this entry.",
+                )),
+                None => lines.push(Line::raw(
+                    "This is the first message: resuming starts an empty conversation.",
+                )),
+            }
+            let depth = resumes_after
+                .map(|a| state.session.tree.path_to(a).len())
+                .unwrap_or(0);
+            lines.push(Line::styled(
+                format!("The resumed branch holds {depth} entries. One line is appended; nothing is removed."),
+                DIM,
+            ));
+            draw_confirm(frame, area, " Check out ", lines, "y check out · n cancel");
+        }
+        Mode::Help => draw_help(frame, area, state),
+        Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}
+    }
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+    let name = state
+        .session
+        .tree
+        .name
+        .name
+        .clone()
+        .or_else(|| {
+            state
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default();
+    let entries = state.session.entries().len();
+    let mut spans = vec![
+        Span::styled(
+            sanitize_line(&name).into_owned(),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("  {} · {entries} entries", state.dialect), DIM),
+    ];
+    let issues = state.session.issues().count();
+    if issues > 0 {
+        spans.push(Span::styled(
+            format!(" · {issues} issue{}", if issues == 1 { "" } else { "s" }),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    if let Some(h) = &state.session.parsed.header
+        && !h.cwd.is_empty()
+    {
+        spans.push(Span::styled(format!(" · {}", sanitize_line(&h.cwd)), DIM));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Key hints for the focused pane from the key table, or the status message.
+fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+    if let Some(s) = &state.status {
+        let style = if s.is_error {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new().fg(Color::Green)
+        };
+        let text = truncate_width(&sanitize_line(&s.text), area.width as usize).into_owned();
+        frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
+        return;
+    }
+    let hints: Vec<(&str, &str)> = match &state.mode {
+        Mode::TreeSearch(_) => vec![
+            ("type", "filter"),
+            ("↑/↓", "move"),
+            ("Enter", "keep"),
+            ("Esc", "clear"),
+        ],
+        Mode::TranscriptSearch(_) => vec![("type", "search"), ("Enter", "keep"), ("Esc", "clear")],
+        _ => footer_hints(state.focus),
+    };
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (k, h) in hints {
+        let w = k.chars().count() + h.chars().count() + 3;
+        if used + w > area.width as usize {
+            break;
+        }
+        spans.push(Span::styled(k.to_owned(), KEY));
+        spans.push(Span::styled(format!(" {h}  "), DIM));
+        used += w;
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `(keys, hint)` pairs for the footer of a pane, in table order, one per action.
+pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for kb in SESSION_VIEW_KEYS {
+        let in_scope = match kb.scope {
+            Scope::Both => true,
+            Scope::Tree => focus == Focus::Tree,
+            Scope::Transcript => focus == Focus::Transcript,
+        };
+        if let (true, Some(h)) = (in_scope, kb.hint)
+            && !out.iter().any(|&(_, x)| x == h)
+        {
+            out.push((kb.shown, h));
+        }
+    }
+    out
+}
+
+fn input_width(area: Rect) -> u16 {
+    area.width.saturating_sub(4).clamp(20, 72)
+}
+
+fn input_inner_width(area: Rect) -> usize {
+    input_width(area).min(area.width).saturating_sub(2) as usize
+}
+
+fn confirm_width(area: Rect) -> u16 {
+    area.width.saturating_sub(4).clamp(20, 80)
+}
+
+fn confirm_inner_width(area: Rect) -> usize {
+    confirm_width(area).min(area.width).saturating_sub(2) as usize
+}
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn dialog_block(title: &str) -> Block<'_> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(Span::styled(
+            title,
+            Style::new().add_modifier(Modifier::BOLD),
+        ))
+}
+
+fn draw_input_dialog(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    lines: &[Line<'_>],
+    input: &LineInput,
+    hint: &str,
+) {
+    let r = centered(area, input_width(area), lines.len() as u16 + 4);
+    frame.render_widget(Clear, r);
+    let block = dialog_block(title);
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    let mut all: Vec<Line> = lines.to_vec();
+    // The visible tail of the input, cursor marked.
+    let text = sanitize_line(&input.text).into_owned();
+    let before: String = text.chars().take(input.cursor).collect();
+    let after: String = text.chars().skip(input.cursor).collect();
+    let room = inner.width.saturating_sub(2) as usize;
+    let before = tail_width(&before, room.saturating_sub(1));
+    all.push(Line::from(vec![
+        Span::raw("> "),
+        Span::raw(before),
+        Span::styled("▏", KEY),
+        Span::raw(after),
+    ]));
+    all.push(Line::styled(hint.to_owned(), DIM));
+    frame.render_widget(Paragraph::new(all), inner);
+}
+
+/// The end of `s` that fits in `cols` columns.
+fn tail_width(s: &str, cols: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let mut w = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > cols {
+            break;
+        }
+        w += cw;
+        start = i;
+    }
+    s[start..].to_owned()
+}
+
+fn draw_confirm(frame: &mut Frame, area: Rect, title: &str, mut lines: Vec<Line<'_>>, hint: &str) {
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(hint.to_owned(), KEY));
+    let r = centered(area, confirm_width(area), lines.len() as u16 + 2);
+    frame.render_widget(Clear, r);
+    let block = dialog_block(title);
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+fn draw_help(frame: &mut Frame, area: Rect, _state: &SessionViewState) {
+    let mut lines = Vec::new();
+    for (heading, scope) in [
+        ("Both panes", Scope::Both),
+        ("Tree", Scope::Tree),
+        ("Transcript", Scope::Transcript),
+    ] {
+        lines.push(Line::styled(
+            heading,
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+        for kb in SESSION_VIEW_KEYS.iter().filter(|k| k.scope == scope) {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {:<7}", kb.shown), KEY),
+                Span::raw(kb.description),
+            ]));
+        }
+    }
+    lines.push(Line::styled("any key closes this help", DIM));
+    let width = area.width.saturating_sub(2).min(84);
+    let r = centered(area, width, (lines.len() as u16 + 2).min(area.height));
+    frame.render_widget(Clear, r);
+    let block = dialog_block(" Session view keys ");
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    frame.render_widget(Paragraph::new(lines), inner);
+}

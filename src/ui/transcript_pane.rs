@@ -1,0 +1,196 @@
+//! The transcript pane: the selected branch's context, wrapped on the fly for the lines on
+//! screen only.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::session_view::transcript::{LineStyle, wrap};
+use crate::app::session_view::{Focus, Mode, SessionViewState};
+use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::ui::tree_pane::pane_block;
+
+pub fn line_style(s: LineStyle) -> Style {
+    match s {
+        LineStyle::UserHeader => Style::default()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD),
+        LineStyle::AssistantHeader => Style::default()
+            .fg(Color::Green)
+            .add_modifier(Modifier::BOLD),
+        LineStyle::ToolHeader => Style::default().fg(Color::Blue),
+        LineStyle::ToolErrorHeader => Style::default().fg(Color::Red),
+        LineStyle::OtherHeader => Style::default()
+            .fg(Color::Magenta)
+            .add_modifier(Modifier::BOLD),
+        LineStyle::Text | LineStyle::Blank => Style::default(),
+        LineStyle::Thinking => Style::default()
+            .fg(Color::DarkGray)
+            .add_modifier(Modifier::ITALIC),
+        LineStyle::ToolCall => Style::default().fg(Color::Yellow),
+        LineStyle::Output => Style::default().fg(Color::Gray),
+        LineStyle::Error => Style::default().fg(Color::Red),
+        LineStyle::Dim => Style::default().fg(Color::DarkGray),
+        LineStyle::Fold => Style::default().fg(Color::DarkGray),
+    }
+}
+
+/// Splits a row into spans with the query tokens highlighted (case-insensitive).
+fn highlighted(row: &str, tokens: &[String], base: Style) -> Vec<Span<'static>> {
+    let lower = row.to_lowercase();
+    if tokens.is_empty() || lower.len() != row.len() {
+        // Lower-casing changed byte offsets: mark the whole row instead.
+        let st = if tokens.is_empty() {
+            base
+        } else {
+            base.add_modifier(Modifier::REVERSED)
+        };
+        return vec![Span::styled(row.to_owned(), st)];
+    }
+    let mut marks = vec![false; row.len()];
+    for t in tokens {
+        let mut from = 0;
+        while let Some(p) = lower[from..].find(t.as_str()) {
+            let s = from + p;
+            for m in &mut marks[s..s + t.len()] {
+                *m = true;
+            }
+            from = s + t.len().max(1);
+        }
+    }
+    let hit = base.bg(Color::Yellow).fg(Color::Black);
+    let mut spans = Vec::new();
+    let mut start = 0;
+    let mut cur = marks.first().copied().unwrap_or(false);
+    for (i, _) in row.char_indices().skip(1) {
+        if marks[i] != cur {
+            spans.push(Span::styled(
+                row[start..i].to_owned(),
+                if cur { hit } else { base },
+            ));
+            start = i;
+            cur = marks[i];
+        }
+    }
+    spans.push(Span::styled(
+        row[start..].to_owned(),
+        if cur { hit } else { base },
+    ));
+    spans
+}
+
+pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+    let focused = state.focus == Focus::Transcript;
+    let t = &state.transcript;
+    let mut title = vec![
+        Span::styled(" Transcript", Style::default().add_modifier(Modifier::BOLD)),
+        Span::raw(format!(
+            " · {} message{} ",
+            t.message_count,
+            if t.message_count == 1 { "" } else { "s" }
+        )),
+    ];
+    if let Some(m) = &state.context.model {
+        title.push(Span::styled(
+            format!("· {} ", sanitize_line(&m.model_id)),
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let block = pane_block(Line::from(title), focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let width = inner.width as usize;
+    let height = inner.height as usize;
+
+    let (search_line, tokens) = match &state.mode {
+        Mode::TranscriptSearch(input) => (
+            Some(Line::from(vec![
+                Span::styled("/", Style::default().fg(Color::Cyan)),
+                Span::raw(sanitize_line(&input.text).into_owned()),
+                Span::styled("▏", Style::default().fg(Color::Cyan)),
+                Span::styled(
+                    format!("  {} matching lines", state.transcript_hits.len()),
+                    Style::default().fg(Color::DarkGray),
+                ),
+            ])),
+            state.transcript_search.clone(),
+        ),
+        _ => (None, state.transcript_search.clone()),
+    };
+    let tokens: Vec<String> = tokens
+        .map(|q| {
+            q.to_lowercase()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let text_height = if search_line.is_some() {
+        height.saturating_sub(1)
+    } else {
+        height
+    };
+
+    let mut rows: Vec<Line<'static>> = Vec::with_capacity(text_height);
+    let mut li = state.transcript_scroll;
+    while rows.len() < text_height && li < t.lines.len() {
+        let line = &t.lines[li];
+        let style = line_style(line.style);
+        let is_hit = state.transcript_hits.binary_search(&li).is_ok();
+        for r in wrap(&line.text, width) {
+            if rows.len() >= text_height {
+                break;
+            }
+            let spans = if is_hit {
+                highlighted(&r, &tokens, style)
+            } else {
+                vec![Span::styled(r, style)]
+            };
+            rows.push(Line::from(spans));
+        }
+        li += 1;
+    }
+    frame.render_widget(
+        Paragraph::new(rows),
+        Rect {
+            height: text_height as u16,
+            ..inner
+        },
+    );
+    if let Some(l) = search_line {
+        frame.render_widget(
+            Paragraph::new(l),
+            Rect {
+                y: inner.y + text_height as u16,
+                height: 1,
+                ..inner
+            },
+        );
+    }
+    // Position on the bottom border.
+    if !t.lines.is_empty() && area.height > 1 {
+        let pos = format!(
+            " {}/{} ",
+            (state.transcript_scroll + 1).min(t.lines.len()),
+            t.lines.len()
+        );
+        let pos = truncate_width(&pos, area.width.saturating_sub(2) as usize).into_owned();
+        let w = pos.chars().count() as u16;
+        if area.width > w + 2 {
+            frame.render_widget(
+                Paragraph::new(Span::styled(pos, Style::default().fg(Color::DarkGray))),
+                Rect {
+                    x: area.x + area.width - w - 2,
+                    y: area.y + area.height - 1,
+                    width: w,
+                    height: 1,
+                },
+            );
+        }
+    }
+}

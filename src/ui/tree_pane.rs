@@ -1,0 +1,187 @@
+//! The tree pane: pi's `/tree` rows, drawn with tui-tree-widget.
+//!
+//! pi's layout (indent only at forks, `├─`/`└─` connectors, `│` gutters, a branch's first
+//! generation indented once more) cannot be expressed by tui-tree-widget's one-indent-per-depth
+//! nesting, and building an item per entry each frame would cost O(entries). So the layout
+//! and the folds live in [`crate::model::flatten::TreeNav`], and the widget gets only the rows
+//! on screen, as top-level items carrying their own prefix; it draws them, the selection
+//! highlight and the `› ` cursor.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use tui_tree_widget::{Tree, TreeItem, TreeState};
+
+use crate::app::session_view::{Focus, Mode, SessionViewState};
+use crate::model::flatten::{RowStyle, row_text};
+use crate::ui::sanitize::sanitize_line;
+
+pub fn row_style(s: RowStyle) -> Style {
+    match s {
+        RowStyle::Plain => Style::default(),
+        RowStyle::UserLabel => Style::default().fg(Color::Cyan),
+        RowStyle::AssistantLabel => Style::default().fg(Color::Green),
+        RowStyle::Muted | RowStyle::Dim => Style::default().fg(Color::DarkGray),
+        RowStyle::DimItalic => Style::default()
+            .fg(Color::DarkGray)
+            .add_modifier(Modifier::ITALIC),
+        RowStyle::Error => Style::default().fg(Color::Red),
+        RowStyle::Warning => Style::default().fg(Color::Yellow),
+        RowStyle::CustomLabel => Style::default().fg(Color::Magenta),
+        RowStyle::Compaction => Style::default().fg(Color::Blue),
+    }
+}
+
+pub fn pane_block(title: Line<'static>, focused: bool) -> Block<'static> {
+    let border = if focused {
+        Style::default().fg(Color::Cyan)
+    } else {
+        Style::default().fg(Color::DarkGray)
+    };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(title)
+}
+
+pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+    let nav = &state.nav;
+    let focused = state.focus == Focus::Tree;
+    let counter = if nav.is_empty() {
+        format!(" (0/0){} ", nav.filter().tag())
+    } else {
+        format!(
+            " ({}/{}){} ",
+            nav.selected_index() + 1,
+            nav.len(),
+            nav.filter().tag()
+        )
+    };
+    let title = Line::from(vec![
+        Span::styled(" Tree", Style::default().add_modifier(Modifier::BOLD)),
+        Span::raw(counter),
+    ]);
+    let block = pane_block(title, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+
+    let search_line = match &state.mode {
+        Mode::TreeSearch(input) => Some(Line::from(vec![
+            Span::styled("/", Style::default().fg(Color::Cyan)),
+            Span::raw(sanitize_line(&input.text).into_owned()),
+            Span::styled("▏", Style::default().fg(Color::Cyan)),
+        ])),
+        _ => state.tree_search.as_ref().map(|q| {
+            Line::from(vec![
+                Span::styled("/", Style::default().fg(Color::Cyan)),
+                Span::styled(
+                    sanitize_line(q).into_owned(),
+                    Style::default().fg(Color::Yellow),
+                ),
+                Span::styled("  n/N next/previous", Style::default().fg(Color::DarkGray)),
+            ])
+        }),
+    };
+    let list_height = if search_line.is_some() {
+        inner.height.saturating_sub(1)
+    } else {
+        inner.height
+    };
+    let list_area = Rect {
+        height: list_height,
+        ..inner
+    };
+    if let Some(l) = search_line {
+        let y = inner.y + list_height;
+        frame.render_widget(
+            Paragraph::new(l),
+            Rect {
+                y,
+                height: 1,
+                ..inner
+            },
+        );
+    }
+
+    if nav.is_empty() {
+        let msg = if state.session.entries().is_empty() {
+            "  No entries in session"
+        } else {
+            "  No entries found"
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(msg, Style::default().fg(Color::DarkGray))),
+            list_area,
+        );
+        return;
+    }
+
+    let window = nav.window(list_height as usize);
+    let hits: Vec<String> = state
+        .tree_search
+        .as_deref()
+        .map(|q| {
+            q.to_lowercase()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let entries = state.session.entries();
+    let mut items = Vec::with_capacity(window.len());
+    for ri in window.clone() {
+        let row = &nav.rows()[ri];
+        let e = &entries[row.entry];
+        let mut spans = vec![Span::styled(
+            nav.row_prefix(row),
+            Style::default().fg(Color::DarkGray),
+        )];
+        if nav.shows_fold_marker(row) {
+            spans.push(Span::styled("⊞ ", Style::default().fg(Color::Cyan)));
+        }
+        if Some(row.entry) == nav.leaf() {
+            spans.push(Span::styled("◉ ", Style::default().fg(Color::Cyan)));
+        } else if nav.is_on_active_path(row.entry) {
+            spans.push(Span::styled("• ", Style::default().fg(Color::Cyan)));
+        }
+        if let Some(l) = state.session.tree.labels.get(&e.id) {
+            spans.push(Span::styled(
+                format!("[{}] ", sanitize_line(&l.text)),
+                Style::default().fg(Color::Yellow),
+            ));
+        }
+        let text = row_text(e, nav.tool_calls(), state.home.as_deref());
+        let is_hit = !hits.is_empty() && {
+            let t = crate::model::flatten::searchable_text(&state.session, e).to_lowercase();
+            hits.iter().all(|h| t.contains(h.as_str()))
+        };
+        for (s, t) in text.spans {
+            let mut st = row_style(s);
+            if ri == nav.selected_index() {
+                st = st.add_modifier(Modifier::BOLD);
+            }
+            if is_hit {
+                st = st.add_modifier(Modifier::UNDERLINED);
+            }
+            spans.push(Span::styled(t, st));
+        }
+        items.push(TreeItem::new_leaf(ri, Line::from(spans)));
+    }
+    let Ok(tree) = Tree::new(&items) else {
+        return;
+    };
+    let tree = tree
+        .highlight_symbol("› ")
+        .highlight_style(Style::default().bg(Color::Rgb(40, 44, 52)))
+        .node_no_children_symbol("")
+        .node_open_symbol("")
+        .node_closed_symbol("");
+    let mut tree_state = TreeState::default();
+    tree_state.select(vec![nav.selected_index()]);
+    frame.render_stateful_widget(tree, list_area, &mut tree_state);
+}

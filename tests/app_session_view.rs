@@ -1,0 +1,211 @@
+//! The session view hosted by the app: Enter opens it, its writes run as effects whose results
+//! come back to it, the picker row is refreshed, and Esc returns to the picker unchanged.
+
+#[path = "picker_support.rs"]
+mod support;
+
+use std::sync::Arc;
+
+use grove::app::event::{Effect, Event};
+use grove::app::session_view::{ViewEffect, execute};
+use grove::app::state::{Options, Screen, SessionRecord};
+use grove::storage::demo::{copy_dir, demo_source};
+use grove::storage::read::{load_session, scan_info};
+use ratatui::crossterm::event::KeyCode;
+use support::Harness;
+
+fn demo_records(dir: &std::path::Path) -> Vec<Arc<SessionRecord>> {
+    copy_dir(&demo_source(), dir).unwrap();
+    let roots = [
+        dir.join("pi-agent/sessions"),
+        dir.join("atomic-agent/sessions"),
+    ];
+    let roots: Vec<_> = roots
+        .iter()
+        .map(|p| grove::storage::roots::SessionRoot {
+            path: p.clone(),
+            agent: None,
+        })
+        .collect();
+    let (files, _) = grove::storage::roots::find_session_files(&roots);
+    files
+        .iter()
+        .map(|f| {
+            Arc::new(SessionRecord::new(
+                scan_info(&f.path, f.agent).unwrap(),
+                None,
+            ))
+        })
+        .collect()
+}
+
+/// Opens the selected session with Enter: answers the load the way the event loop does.
+fn open_selected(h: &mut Harness) -> std::path::PathBuf {
+    open_with(h, |h| h.key(KeyCode::Enter))
+}
+
+fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::PathBuf {
+    h.auto_preview = false;
+    press(h);
+    let fx = h.take_effects();
+    let Some(Effect::OpenSession { record, path, .. }) = fx
+        .into_iter()
+        .find(|e| matches!(e, Effect::OpenSession { .. }))
+    else {
+        panic!("Enter did not ask to open the session");
+    };
+    h.raw(Event::SessionOpened {
+        record,
+        path: path.clone(),
+        result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+    });
+    path
+}
+
+#[test]
+fn enter_opens_the_view_and_a_label_round_trips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab); // All scope: the demo cwds are not this folder
+    let selected_before = h.state.picker.selected;
+    let path = open_selected(&mut h);
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the session view");
+    };
+    assert_eq!(view.path, path);
+    let before = std::fs::read(&path).unwrap();
+
+    // Label the selected entry: L, type, Enter.
+    h.key(KeyCode::Char('L'));
+    h.type_str("checkpoint");
+    h.key(KeyCode::Enter);
+    let fx = h.take_effects();
+    let Some(Effect::View { session, effect }) =
+        fx.into_iter().find(|e| matches!(e, Effect::View { .. }))
+    else {
+        panic!("no label effect");
+    };
+    assert_eq!(session, path);
+    assert!(matches!(&effect, ViewEffect::AppendLabel { label: Some(l), .. } if l == "checkpoint"));
+    // Run it as the loop does; the outcome goes back to the view.
+    let outcome = execute(&effect).expect("a write has an outcome");
+    h.raw(Event::ViewDone {
+        path: path.clone(),
+        outcome: Box::new(outcome),
+    });
+    let after = std::fs::read(&path).unwrap();
+    assert!(after.starts_with(&before), "only appended");
+    assert_eq!(
+        after[before.len()..]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count(),
+        1
+    );
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("left the view");
+    };
+    assert!(
+        view.session
+            .tree
+            .labels
+            .values()
+            .any(|l| l.text == "checkpoint")
+    );
+    // The picker row is refreshed from disk.
+    let fx = h.take_effects();
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::RefreshRecord { path: p, .. } if *p == path)),
+        "{fx:?}"
+    );
+
+    // Esc returns to the picker with its selection.
+    h.key(KeyCode::Esc);
+    assert!(h.state.screen.is_picker());
+    assert_eq!(h.state.picker.selected, selected_before);
+}
+
+#[test]
+fn print_mode_enter_prints_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = Options {
+        print_mode: true,
+        ..Options::default()
+    };
+    let mut h = Harness::with_options(120, 40, options);
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Enter);
+    let fx = h.take_effects();
+    assert!(fx.iter().any(|e| matches!(e, Effect::Print(_))), "{fx:?}");
+    assert!(h.state.screen.is_picker());
+}
+
+#[test]
+fn print_mode_view_resume_prints_path_and_entry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = Options {
+        print_mode: true,
+        ..Options::default()
+    };
+    let mut h = Harness::with_options(120, 40, options);
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    // Ctrl+V opens the view even in --print mode.
+    let path = open_with(&mut h, |h| h.ctrl('v'));
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the view");
+    };
+    let entry = view.selected_id().unwrap().to_owned();
+    h.key(KeyCode::Char('r'));
+    let fx = h.take_effects();
+    let expected = format!("{} {entry}", path.display());
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::PrintLine(l) if *l == expected)),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn a_fork_joins_the_picker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    let records = demo_records(tmp.path());
+    let count = records.len();
+    h.load(records);
+    h.key(KeyCode::Tab);
+    let path = open_selected(&mut h);
+    h.key(KeyCode::Char('f'));
+    let fx = h.take_effects();
+    let effect = fx
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::View { effect, .. } => Some(effect),
+            _ => None,
+        })
+        .expect("fork effect");
+    let outcome = execute(&effect).expect("outcome");
+    h.raw(Event::ViewDone {
+        path: path.clone(),
+        outcome: Box::new(outcome),
+    });
+    let fx = h.take_effects();
+    let Some(Effect::RefreshRecord { path: fork, agent }) = fx
+        .into_iter()
+        .find(|e| matches!(e, Effect::RefreshRecord { .. }))
+    else {
+        panic!("the fork is not added to the picker");
+    };
+    assert_ne!(fork, path);
+    h.raw(Event::RecordRefreshed {
+        path: fork.clone(),
+        result: Ok(Arc::new(SessionRecord::new(
+            scan_info(&fork, agent).unwrap(),
+            None,
+        ))),
+    });
+    assert_eq!(h.state.picker.records.len(), count + 1);
+}

@@ -1,0 +1,126 @@
+//! Snapshots of the rendered picker (ratatui TestBackend) at three sizes, with "now" fixed at
+//! 2026-11-30T12:00:00Z so ages are stable. Review changes with `cargo insta review`.
+
+#[path = "picker_support.rs"]
+mod support;
+
+use grove::app::event::{Event, ScanUpdate};
+use grove::app::state::Liveness;
+use ratatui::crossterm::event::KeyCode;
+use support::*;
+
+const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 45)];
+
+fn check(name: &str, build: impl Fn(u16, u16) -> Harness) {
+    for (w, h) in SIZES {
+        let harness = build(w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), harness.render());
+    }
+}
+
+fn loaded(w: u16, h: u16) -> Harness {
+    let mut harness = Harness::new(w, h);
+    harness.load(fixtures());
+    harness
+}
+
+#[test]
+fn empty() {
+    check("empty", |w, h| {
+        let mut harness = Harness::new(w, h);
+        harness.load(Vec::new());
+        harness
+    });
+}
+
+#[test]
+fn loading() {
+    check("loading", |w, h| {
+        let mut harness = Harness::new(w, h);
+        let generation = harness.scan_generation();
+        harness.send(Event::ScanResult {
+            generation,
+            update: ScanUpdate::Found(1063),
+        });
+        let some: Vec<_> = fixtures().into_iter().take(3).collect();
+        harness.send(Event::ScanResult {
+            generation,
+            update: ScanUpdate::Sessions(some),
+        });
+        harness
+    });
+}
+
+#[test]
+fn loaded_all_recent() {
+    check("loaded", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Tab);
+        harness.ctrl('s');
+        harness.key(KeyCode::Down);
+        harness
+    });
+}
+
+#[test]
+fn threaded() {
+    check("threaded", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Down);
+        harness.key(KeyCode::Down);
+        harness
+    });
+}
+
+#[test]
+fn searching() {
+    check("searching", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Tab);
+        harness.type_str("release");
+        harness
+    });
+}
+
+#[test]
+fn rename() {
+    check("rename", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Down);
+        harness.ctrl('r');
+        harness.type_str(" (shipped)");
+        harness
+    });
+}
+
+#[test]
+fn delete_confirm() {
+    check("delete_confirm", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.ctrl('d');
+        let record = harness.state.picker.rows[0].record;
+        harness.send(Event::LiveChecked {
+            record,
+            liveness: Liveness::Live("written 12s ago".into()),
+        });
+        harness
+    });
+}
+
+#[test]
+fn help() {
+    check("help", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Char('?'));
+        harness
+    });
+}
+
+#[test]
+fn session_screen() {
+    check("session_screen", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.key(KeyCode::Enter);
+        harness
+    });
+}
