@@ -208,6 +208,10 @@ pub struct Scanned {
     pub meta: std::fs::Metadata,
     /// The agent the content points to (used when the root does not decide it).
     pub detected_agent: Dialect,
+    /// Whether `state` kept its text: only when a torn last line made the listing's text
+    /// differ; otherwise the text was moved into `info` and must be restored from it
+    /// ([`ScanState::restore_builder_text`]) before resuming.
+    pub state_has_text: bool,
 }
 
 /// Scans a file from the start, or from `resume` (a state saved by an earlier scan of the same
@@ -244,9 +248,19 @@ pub fn scan(
     })
     .map_err(io_err)?;
     let detected_agent = tail.as_ref().unwrap_or(&state).detected_agent();
+    let state_has_text = tail.is_some();
     let info = match tail {
         Some(t) => t.finish(path, agent, meta.len(), mtime_ms(&meta)),
-        None => state.snapshot(path, agent, meta.len(), mtime_ms(&meta)),
+        None => {
+            // The listing's text is the state's: move it rather than copy it.
+            let text = state.take_builder_text();
+            state
+                .snapshot(path, agent, meta.len(), mtime_ms(&meta))
+                .map(|mut info| {
+                    info.all_messages_text = text;
+                    info
+                })
+        }
     };
     Ok(Scanned {
         info,
@@ -254,6 +268,7 @@ pub fn scan(
         bytes_read,
         meta,
         detected_agent,
+        state_has_text,
     })
 }
 

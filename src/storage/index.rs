@@ -458,12 +458,8 @@ impl Index {
             log.append(text.as_bytes()).ok().map(Some)
         };
         let mut state_ref = None;
-        let mut text_in_state = false;
-        if let Some((mut state, tail_hash)) = r.state {
-            text_in_state = state.builder_text() != text;
-            if !text_in_state {
-                state.take_builder_text();
-            }
+        let text_in_state = r.state_has_text;
+        if let Some((state, tail_hash)) = r.state {
             if let Ok(bytes) = serde_json::to_vec(&state) {
                 state_ref = log
                     .append(&bytes)
@@ -583,6 +579,7 @@ struct Rescanned {
     bytes_read: u64,
     resumed: bool,
     detected_agent: Dialect,
+    state_has_text: bool,
 }
 
 /// Reads a new or changed file: resumed from the old row when the file only grew.
@@ -607,6 +604,7 @@ fn rescan(
                 bytes_read: s.bytes_read,
                 resumed: true,
                 detected_agent: s.detected_agent,
+                state_has_text: s.state_has_text,
             });
         }
     }
@@ -621,6 +619,7 @@ fn rescan(
         bytes_read: s.bytes_read,
         resumed: false,
         detected_agent: s.detected_agent,
+        state_has_text: s.state_has_text,
     })
 }
 
