@@ -459,13 +459,13 @@ impl Index {
         };
         let mut state_ref = None;
         let text_in_state = r.state_has_text;
-        if let Some((state, tail_hash)) = r.state {
-            if let Ok(bytes) = serde_json::to_vec(&state) {
-                state_ref = log
-                    .append(&bytes)
-                    .ok()
-                    .map(|b| (b, state.offset(), tail_hash));
-            }
+        if let Some((state, tail_hash)) = r.state
+            && let Ok(bytes) = serde_json::to_vec(&state)
+        {
+            state_ref = log
+                .append(&bytes)
+                .ok()
+                .map(|b| (b, state.offset(), tail_hash));
         }
         if with_text {
             info.all_messages_text = text;
