@@ -4,8 +4,7 @@
 //! classification and branching of internal sessions. Sessions are built as JSONL lines in
 //! temp dirs, the way Atomic's `SessionManager` would have written them.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod session_builder;
 
 use grove::model::context::{
     Dialect, LeafChoice, SessionContext, VERBATIM_COMPACTION_PREFIX, build_context,
@@ -14,100 +13,19 @@ use grove::model::tree::Session;
 use grove::storage::fork::fork_session;
 use grove::storage::read::{load_session, scan_info};
 use serde_json::{Value, json};
+use session_builder::Builder;
 
-struct Builder {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-    lines: Vec<Value>,
-    last: Option<String>,
-    clock: i64,
+/// 2026-07-01T08:00:00Z, the default header's time.
+const T0: i64 = 1_782_892_800_000;
+
+fn new_session() -> Builder {
+    with_header(
+        json!({"type":"session","version":3,"id":"a-1","timestamp":"2026-07-01T08:00:00.000Z","cwd":"/proj"}),
+    )
 }
 
-const T0: i64 = 1_782_892_800_000; // 2026-07-01T08:00:00Z
-
-impl Builder {
-    fn new() -> Self {
-        Self::with_header(
-            json!({"type":"session","version":3,"id":"a-1","timestamp":"2026-07-01T08:00:00.000Z","cwd":"/proj"}),
-        )
-    }
-
-    fn with_header(header: Value) -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("2026-07-01T08-00-00-000Z_a-1.jsonl");
-        Builder {
-            _dir: dir,
-            path,
-            lines: vec![header],
-            last: None,
-            clock: 0,
-        }
-    }
-
-    fn push_at(&mut self, id: &str, parent: Option<&str>, entry: Value) -> String {
-        self.clock += 1;
-        let ts = grove::model::entry::format_iso_ms(T0 + self.clock * 1000);
-        let mut full = serde_json::Map::new();
-        let obj = entry.as_object().expect("object");
-        full.insert(
-            "type".into(),
-            obj.get("type").cloned().unwrap_or(json!("message")),
-        );
-        full.insert("id".into(), json!(id));
-        full.insert("parentId".into(), parent.map_or(Value::Null, |p| json!(p)));
-        full.insert("timestamp".into(), json!(ts));
-        for (k, v) in obj {
-            if k != "type" {
-                full.insert(k.clone(), v.clone());
-            }
-        }
-        self.lines.push(Value::Object(full));
-        self.last = Some(id.to_owned());
-        id.to_owned()
-    }
-
-    fn push(&mut self, id: &str, entry: Value) -> String {
-        let parent = self.last.clone();
-        self.push_at(id, parent.as_deref(), entry)
-    }
-
-    fn message(&mut self, id: &str, message: Value) -> String {
-        self.push(id, json!({"type":"message","message":message}))
-    }
-
-    fn user(&mut self, id: &str, text: &str) -> String {
-        let ms = T0 + (self.clock + 1) * 1000;
-        self.message(id, json!({"role":"user","content":text,"timestamp":ms}))
-    }
-
-    fn assistant(&mut self, id: &str, text: &str) -> String {
-        let ms = T0 + (self.clock + 1) * 1000;
-        self.message(
-            id,
-            json!({"role":"assistant","content":[{"type":"text","text":text}],"provider":"anthropic","model":"claude","stopReason":"stop","timestamp":ms}),
-        )
-    }
-
-    fn verbatim(&mut self, id: &str, summary: &str, first_kept: Option<&str>) -> String {
-        self.push(
-            id,
-            json!({"type":"compaction","summary":summary,"firstKeptEntryId":first_kept,"tokensBefore":1000,"details":{"strategy":"verbatim-lines","promptVersion":3}}),
-        )
-    }
-
-    fn write(&self) -> &Path {
-        let mut text = String::new();
-        for l in &self.lines {
-            text.push_str(&serde_json::to_string(l).unwrap());
-            text.push('\n');
-        }
-        fs::write(&self.path, text).expect("write");
-        &self.path
-    }
-
-    fn load(&self) -> Session {
-        load_session(self.write()).expect("load")
-    }
+fn with_header(header: Value) -> Builder {
+    Builder::create("2026-07-01T08-00-00-000Z_a-1.jsonl", T0, header)
 }
 
 fn atomic(s: &Session) -> SessionContext {
@@ -131,7 +49,7 @@ fn text_of(m: &Value) -> String {
 
 #[test]
 fn boundary_is_prefix_summary_and_kept_tail_identical_after_reopen() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "old user");
     b.assistant("2", "old answer");
     b.user("3", "kept user");
@@ -168,7 +86,7 @@ fn boundary_is_prefix_summary_and_kept_tail_identical_after_reopen() {
 
 #[test]
 fn mid_turn_tail_is_flattened_and_payloads_kept() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "start");
     let big = "x".repeat(16_050);
     b.message(
@@ -204,7 +122,7 @@ fn mid_turn_tail_is_flattened_and_payloads_kept() {
 #[test]
 fn null_or_missing_first_kept_hides_old_messages() {
     for first_kept in [None, Some("not-on-path")] {
-        let mut b = Builder::new();
+        let mut b = new_session();
         b.user("1", "old");
         b.assistant("2", "old answer");
         b.verbatim("c", "sum", first_kept);
@@ -220,7 +138,7 @@ fn null_or_missing_first_kept_hides_old_messages() {
 
 #[test]
 fn legacy_records_are_inert_and_only_the_latest_boundary_counts() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push("cc", json!({"type":"context_compaction","promptVersion":1,"deletedTargets":[{"kind":"entry","entryId":"1"}]}));
@@ -232,7 +150,7 @@ fn legacy_records_are_inert_and_only_the_latest_boundary_counts() {
     let ctx = atomic(&b.load());
     assert_eq!(roles(&ctx), ["user", "assistant", "user"]);
 
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.verbatim("c1", "first", Some("1"));
     b.user("2", "b");
@@ -252,7 +170,7 @@ fn legacy_records_are_inert_and_only_the_latest_boundary_counts() {
 #[test]
 fn build_context_suites_with_legacy_compactions_inert() {
     // pi: summary + kept(3,4) + after(6,7) = 5; Atomic: the whole path, 6 messages.
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.user("3", "c");
@@ -273,7 +191,7 @@ fn build_context_suites_with_legacy_compactions_inert() {
     );
 
     // Multiple legacy compactions: still the whole path (5 messages).
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push(
@@ -293,7 +211,7 @@ fn build_context_suites_with_legacy_compactions_inert() {
         ["user", "assistant", "user", "assistant", "user"]
     );
     // A stored compactionSummary message is inert in Atomic's dialect too.
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.message(
         "1",
         json!({"role":"compactionSummary","summary":"old","tokensBefore":1,"timestamp":T0}),
@@ -301,7 +219,7 @@ fn build_context_suites_with_legacy_compactions_inert() {
     b.user("2", "a");
     assert_eq!(roles(&atomic(&b.load())), ["user"]);
     // context_window_change is replayed.
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.push(
         "w",
@@ -321,7 +239,7 @@ fn summary_of(b: &Builder) -> Option<String> {
 fn session_summary_shown_only_while_current() {
     let summary = |through: &str| json!({"type":"session_summary","summary":"Did things","summarizedThroughId":through});
     // Absent when never generated.
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     assert_eq!(summary_of(&b), None);
@@ -331,7 +249,7 @@ fn session_summary_shown_only_while_current() {
     b.message("t", json!({"role":"toolResult","toolCallId":"x","toolName":"bash","content":[],"isError":false,"timestamp":T0}));
     assert_eq!(summary_of(&b).as_deref(), Some("Did things"));
     // A later branch summary retires it.
-    let mut r = Builder::new();
+    let mut r = new_session();
     r.user("1", "a");
     r.assistant("2", "b");
     r.push("s", summary("2"));
@@ -354,7 +272,7 @@ fn session_summary_shown_only_while_current() {
 
 #[test]
 fn name_state_keeps_cleared_apart_from_never_named() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     let s = b.load();
     assert!(!s.tree.name.has_name && s.tree.name.name.is_none());
@@ -400,14 +318,14 @@ fn internal_classification_is_exact() {
         (json!({"internal":true,"workflow":[1]}), false),
     ];
     for (extra, internal) in cases {
-        let mut b = Builder::with_header(header_with(extra.clone()));
+        let mut b = with_header(header_with(extra.clone()));
         b.user("1", "a");
         let info = scan_info(b.write(), Some(Dialect::Atomic)).unwrap();
         assert_eq!(info.internal, internal, "{extra}");
         assert_eq!(info.workflow.is_some(), internal, "{extra}");
     }
     // A long header (> 64 KiB) is read whole.
-    let mut b = Builder::with_header(header_with(
+    let mut b = with_header(header_with(
         json!({"internal":true,"workflow":wf,"pad":"é".repeat(40_000)}),
     ));
     b.user("1", "a");
@@ -419,14 +337,14 @@ fn internal_classification_is_exact() {
 #[test]
 fn a_branch_of_an_internal_session_inherits_its_classification() {
     let wf = json!({"runId":"r","stageId":"s","stageName":"plan"});
-    let mut b = Builder::with_header(header_with(json!({"internal":true,"workflow":wf})));
+    let mut b = with_header(header_with(json!({"internal":true,"workflow":wf})));
     b.user("1", "a");
     b.assistant("2", "b");
     let forked = fork_session(b.write(), None).unwrap();
     let info = scan_info(&forked.path, Some(Dialect::Atomic)).unwrap();
     assert!(info.internal);
     // A malformed marker is not inherited.
-    let mut b = Builder::with_header(header_with(json!({"internal":"yes","workflow":wf})));
+    let mut b = with_header(header_with(json!({"internal":"yes","workflow":wf})));
     b.user("1", "a");
     let forked = fork_session(b.write(), None).unwrap();
     let h = load_session(&forked.path).unwrap().parsed.header.unwrap();

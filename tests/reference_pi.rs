@@ -4,8 +4,10 @@
 //! symlinked project folders. Sessions are built as JSONL lines in temp dirs, the way pi's
 //! `SessionManager` would have written them.
 
+mod session_builder;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use grove::model::context::{Dialect, LeafChoice, SessionContext, build_context};
 use grove::model::tree::Session;
@@ -14,106 +16,19 @@ use grove::storage::fork::fork_session;
 use grove::storage::read::{load_session, scan_info};
 use grove::storage::roots::{SessionRoot, find_session_files};
 use serde_json::{Value, json};
+use session_builder::Builder;
 
-/// A session file being written line by line.
-struct Builder {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-    lines: Vec<Value>,
-    last: Option<String>,
-    clock: u32,
+/// 2025-01-01T00:00:00Z, the default header's time.
+const T0: i64 = 1_735_689_600_000;
+
+fn new_session() -> Builder {
+    with_header(
+        json!({"type":"session","version":3,"id":"s-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/proj"}),
+    )
 }
 
-impl Builder {
-    fn new() -> Self {
-        Self::with_header(
-            json!({"type":"session","version":3,"id":"s-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/proj"}),
-        )
-    }
-
-    fn with_header(header: Value) -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("2025-01-01T00-00-00-000Z_s-1.jsonl");
-        Builder {
-            _dir: dir,
-            path,
-            lines: vec![header],
-            last: None,
-            clock: 0,
-        }
-    }
-
-    fn ts(&mut self) -> (String, i64) {
-        self.clock += 1;
-        let s = format!(
-            "2025-01-01T00:{:02}:{:02}.000Z",
-            self.clock / 60,
-            self.clock % 60
-        );
-        (s, 1_735_689_600_000 + i64::from(self.clock) * 1000)
-    }
-
-    /// Appends an entry with `parentId` = the current leaf; returns its id.
-    fn push(&mut self, id: &str, mut entry: Value) -> String {
-        self.push_at(id, self.last.clone().as_deref(), entry.take())
-    }
-
-    /// Appends an entry under an explicit parent (pi's `branch()` then append).
-    fn push_at(&mut self, id: &str, parent: Option<&str>, mut entry: Value) -> String {
-        let (ts, _) = self.ts();
-        let obj = entry.as_object_mut().expect("object");
-        let mut full = serde_json::Map::new();
-        full.insert(
-            "type".into(),
-            obj.remove("type").unwrap_or(json!("message")),
-        );
-        full.insert("id".into(), json!(id));
-        full.insert("parentId".into(), parent.map_or(Value::Null, |p| json!(p)));
-        full.insert("timestamp".into(), json!(ts));
-        full.extend(obj.clone());
-        self.lines.push(Value::Object(full));
-        self.last = Some(id.to_owned());
-        id.to_owned()
-    }
-
-    fn user(&mut self, id: &str, text: &str) -> String {
-        let (_, ms) = self.peek_ts();
-        self.push(
-            id,
-            json!({"type":"message","message":{"role":"user","content":text,"timestamp":ms}}),
-        )
-    }
-
-    fn assistant(&mut self, id: &str, text: &str) -> String {
-        self.assistant_with(id, text, "anthropic", "claude")
-    }
-
-    fn assistant_with(&mut self, id: &str, text: &str, provider: &str, model: &str) -> String {
-        let (_, ms) = self.peek_ts();
-        self.push(
-            id,
-            json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":text}],"provider":provider,"model":model,"stopReason":"stop","timestamp":ms}}),
-        )
-    }
-
-    fn peek_ts(&self) -> (String, i64) {
-        let c = self.clock + 1;
-        (String::new(), 1_735_689_600_000 + i64::from(c) * 1000)
-    }
-
-    fn write(&self) -> &Path {
-        let mut text = String::new();
-        for l in &self.lines {
-            text.push_str(&serde_json::to_string(l).unwrap());
-            text.push('\n');
-        }
-        fs::write(&self.path, text).expect("write");
-        &self.path
-    }
-
-    fn load(&self) -> Session {
-        load_session(self.write()).expect("load")
-    }
+fn with_header(header: Value) -> Builder {
+    Builder::create("2025-01-01T00-00-00-000Z_s-1.jsonl", T0, header)
 }
 
 fn roles(ctx: &SessionContext) -> Vec<String> {
@@ -148,7 +63,7 @@ fn ids(s: &Session, v: &[usize]) -> Vec<String> {
 
 #[test]
 fn migration_v1_gets_chained_8_char_ids_and_v2_ids_are_untouched() {
-    let b = Builder::with_header(
+    let b = with_header(
         json!({"type":"session","id":"old","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}),
     );
     let mut b = b;
@@ -167,7 +82,7 @@ fn migration_v1_gets_chained_8_char_ids_and_v2_ids_are_untouched() {
     // In memory only: the file is untouched.
     assert_eq!(fs::read(&b.path).unwrap(), before);
 
-    let mut b = Builder::with_header(
+    let mut b = with_header(
         json!({"type":"session","version":2,"id":"v2","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}),
     );
     b.user("u1", "hi");
@@ -185,7 +100,7 @@ fn migration_v1_gets_chained_8_char_ids_and_v2_ids_are_untouched() {
 
 #[test]
 fn build_context_empty_session() {
-    let b = Builder::new();
+    let b = new_session();
     let ctx = pi(&b.load());
     assert!(ctx.messages.is_empty());
     assert_eq!(ctx.thinking_level, "off");
@@ -194,7 +109,7 @@ fn build_context_empty_session() {
 
 #[test]
 fn build_context_simple_conversation_thinking_and_model() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "hello");
     b.push(
         "t",
@@ -215,7 +130,7 @@ fn build_context_simple_conversation_thinking_and_model() {
         ("anthropic", "claude-sonnet")
     );
 
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "hello");
     b.push(
         "m",
@@ -234,7 +149,7 @@ fn compaction(first_kept: &str, summary: &str) -> Value {
 
 #[test]
 fn build_context_compaction_keeps_from_first_kept_then_after() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.user("3", "c");
@@ -256,7 +171,7 @@ fn build_context_compaction_keeps_from_first_kept_then_after() {
     assert_eq!(texts(&ctx), ["summary", "c", "d", "e", "f"]);
 
     // Keep from the very first entry: 4 messages + summary... pi's test: summary + 1,2 + after.
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push("3", compaction("1", "s"));
@@ -267,7 +182,7 @@ fn build_context_compaction_keeps_from_first_kept_then_after() {
 
 #[test]
 fn build_context_multiple_compactions_use_the_latest() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push("3", compaction("1", "first"));
@@ -281,7 +196,7 @@ fn build_context_multiple_compactions_use_the_latest() {
 
 #[test]
 fn build_context_follows_explicit_leaf_and_branch_summary() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "root");
     b.assistant("2", "answer");
     b.user("3", "main");
@@ -307,7 +222,7 @@ fn build_context_follows_explicit_leaf_and_branch_summary() {
             .is_empty()
     );
 
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push_at(
@@ -323,7 +238,7 @@ fn build_context_follows_explicit_leaf_and_branch_summary() {
 
 #[test]
 fn build_context_orphan_is_only_itself() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.push_at(
         "2",
@@ -339,7 +254,7 @@ fn build_context_orphan_is_only_itself() {
 
 #[test]
 fn tree_traversal_branches_roots_and_paths() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push(
@@ -383,7 +298,7 @@ fn tree_traversal_branches_roots_and_paths() {
 
 #[test]
 fn labels_set_clear_last_wins_and_not_in_context() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push("l1", json!({"type":"label","targetId":"1","label":"first"}));
@@ -401,7 +316,7 @@ fn labels_set_clear_last_wins_and_not_in_context() {
 
 #[test]
 fn labels_survive_a_fork_and_off_path_labels_are_dropped() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.push_at(
@@ -447,7 +362,7 @@ fn labels_survive_a_fork_and_off_path_labels_are_dropped() {
 
 #[test]
 fn fork_extracts_the_path_with_unique_ids_and_one_header() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     b.user("3", "c");
@@ -496,7 +411,7 @@ fn file_operations_bad_files_load_nothing_and_malformed_lines_are_skipped() {
 
     assert!(load_session(&dir.path().join("missing.jsonl")).is_err());
 
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     let path = b.write().to_path_buf();
@@ -514,7 +429,7 @@ fn file_operations_bad_files_load_nothing_and_malformed_lines_are_skipped() {
 
 #[test]
 fn custom_entry_is_a_tree_node_outside_the_context() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.push(
         "c",
@@ -531,7 +446,7 @@ fn custom_entry_is_a_tree_node_outside_the_context() {
 
 #[test]
 fn modified_is_the_last_user_or_assistant_message_time_not_the_mtime() {
-    let mut b = Builder::new();
+    let mut b = new_session();
     b.user("1", "a");
     b.assistant("2", "b");
     let (_, last_ms) = (String::new(), 1_735_689_600_000 + 2 * 1000);
@@ -553,7 +468,7 @@ fn modified_is_the_last_user_or_assistant_message_time_not_the_mtime() {
         last_ms
     );
     // No messages: the header time.
-    let b = Builder::new();
+    let b = new_session();
     let info = scan_info(b.write(), Some(Dialect::Pi)).unwrap();
     assert_eq!(info.modified_ms, 1_735_689_600_000);
 }
@@ -569,7 +484,7 @@ fn symlinked_project_folders_are_followed_and_broken_links_skipped() {
     let elsewhere = tempfile::tempdir().unwrap();
     let project = elsewhere.path().join("--real--");
     fs::create_dir(&project).unwrap();
-    let b = Builder::new();
+    let b = new_session();
     fs::copy(b.write(), project.join("a.jsonl")).unwrap();
     std::os::unix::fs::symlink(&project, root.path().join("--alias--")).unwrap();
     std::os::unix::fs::symlink(root.path().join("gone"), root.path().join("--broken--")).unwrap();

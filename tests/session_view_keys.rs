@@ -115,6 +115,17 @@ fn press(v: &mut SessionViewState, k: KeyEvent) -> Vec<ViewEffect> {
     update(v, k)
 }
 
+/// Presses ↓ (at most 20 times) until `id` is selected; whether it was reached.
+fn down_to(v: &mut SessionViewState, id: &str) -> bool {
+    for _ in 0..20 {
+        press(v, key(DOWN));
+        if sel(v).as_deref() == Some(id) {
+            return true;
+        }
+    }
+    false
+}
+
 fn type_text(v: &mut SessionViewState, s: &str) {
     for c in s.chars() {
         press(v, ch(c));
@@ -339,15 +350,7 @@ fn folding_root_hides_everything_and_nested_fold_survives() {
 #[test]
 fn fold_and_navigate_on_non_active_branch() {
     let mut v = branching().view();
-    let mut found = false;
-    for _ in 0..20 {
-        press(&mut v, key(DOWN));
-        if sel(&v).as_deref() == Some("user-3b") {
-            found = true;
-            break;
-        }
-    }
-    assert!(found);
+    assert!(down_to(&mut v, "user-3b"));
     expect_seq(
         &mut v,
         &[
@@ -413,15 +416,8 @@ fn search_and_esc_reset_folds() {
     press(&mut v, key(KeyCode::Esc));
     assert_eq!(v.mode, Mode::Normal);
     assert!(!v.nav.has_folds());
-    let mut cur = String::new();
-    for _ in 0..20 {
-        press(&mut v, key(DOWN));
-        cur = sel(&v).unwrap_or_default();
-        if cur == "user-3a" {
-            break;
-        }
-    }
-    assert_eq!(cur, "user-3a");
+    down_to(&mut v, "user-3a");
+    assert_eq!(sel(&v).as_deref(), Some("user-3a"));
     press(&mut v, key(DOWN));
     assert_eq!(sel(&v).as_deref(), Some("asst-3a"));
 }
@@ -435,15 +431,8 @@ fn filter_change_resets_folds() {
     press(&mut v, ctrl('u'));
     press(&mut v, ctrl('d'));
     assert!(!v.nav.has_folds());
-    let mut cur = String::new();
-    for _ in 0..20 {
-        press(&mut v, key(DOWN));
-        cur = sel(&v).unwrap_or_default();
-        if cur == "user-3a" {
-            break;
-        }
-    }
-    assert_eq!(cur, "user-3a");
+    down_to(&mut v, "user-3a");
+    assert_eq!(sel(&v).as_deref(), Some("user-3a"));
     press(&mut v, key(DOWN));
     assert_eq!(sel(&v).as_deref(), Some("asst-3a"));
 }
@@ -602,7 +591,7 @@ fn label_is_prefilled_written_and_removed() {
         KeyEvent::new(KeyCode::Char('L'), KeyModifiers::SHIFT),
     );
     assert!(fx.is_empty());
-    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text.is_empty()));
+    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text().is_empty()));
     type_text(&mut v, "start here");
     let fx = press(&mut v, key(KeyCode::Enter));
     assert_eq!(
@@ -629,7 +618,7 @@ fn label_is_prefilled_written_and_removed() {
     assert_eq!(v.nav.len(), 1);
     // Edit: prefilled; clearing it removes the label.
     press(&mut v, ch('L'));
-    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text == "start here"));
+    assert!(matches!(&v.mode, Mode::Label { input, .. } if input.text() == "start here"));
     press(&mut v, ctrl('u'));
     let fx = press(&mut v, key(KeyCode::Enter));
     assert!(matches!(
@@ -651,12 +640,7 @@ fn checkout_confirms_which_branch_resumes() {
     let (_dir, path) = temp_session(&branching());
     let mut v = open(&path);
     // go to asst-3b (the other branch), an assistant entry: resumes at itself
-    for _ in 0..20 {
-        press(&mut v, key(DOWN));
-        if sel(&v).as_deref() == Some("asst-3b") {
-            break;
-        }
-    }
+    down_to(&mut v, "asst-3b");
     let target = v.nav.selected_entry().unwrap();
     press(&mut v, ch('c'));
     assert_eq!(
@@ -698,12 +682,7 @@ fn checkout_confirms_which_branch_resumes() {
 #[test]
 fn checkout_of_a_user_message_resumes_after_its_parent() {
     let mut v = branching().view();
-    for _ in 0..20 {
-        press(&mut v, key(DOWN));
-        if sel(&v).as_deref() == Some("user-3b") {
-            break;
-        }
-    }
+    down_to(&mut v, "user-3b");
     let target = v.nav.selected_entry().unwrap();
     let parent = v.session.tree.index_of("asst-2");
     press(&mut v, ch('c'));
@@ -762,10 +741,10 @@ fn export_offers_a_name_and_never_overwrites_without_asking() {
     let Mode::ExportName(input) = &v.mode else {
         panic!("{:?}", v.mode)
     };
-    assert_eq!(input.text, "s1-asst4a.md");
+    assert_eq!(input.text(), "s1-asst4a.md");
     // Replace the offered name with a path in the temp dir.
     let target = dir.path().join("out.md");
-    for _ in 0..input.text.chars().count() {
+    for _ in 0..input.text().chars().count() {
         press(&mut v, key(KeyCode::Backspace));
     }
     type_text(&mut v, &target.to_string_lossy());

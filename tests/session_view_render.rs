@@ -9,6 +9,7 @@ use grove::model::parse::ParsedSession;
 use grove::model::tree::Session;
 use grove::storage::read::load_session;
 use grove::ui::session_view::draw_session_view;
+use grove::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -34,7 +35,7 @@ fn render(state: &SessionViewState) -> String {
     let area = state.viewport;
     let mut terminal = Terminal::new(TestBackend::new(area.width, area.height)).unwrap();
     terminal
-        .draw(|f| draw_session_view(f, f.area(), state))
+        .draw(|f| draw_session_view(f, f.area(), state, &Theme::default()))
         .unwrap();
     format!("{}", terminal.backend())
 }
@@ -109,6 +110,27 @@ fn dialogs_and_help() {
     press(&mut state, KeyCode::Char('?'), KeyModifiers::NONE);
     apply_resize(&mut state, Rect::new(0, 0, 100, 40));
     insta::assert_snapshot!("help_100x40", render(&state));
+}
+
+#[test]
+fn no_color_theme_draws_without_colours() {
+    use ratatui::style::Color;
+    let mut state = open(&demo(BRANCHED_PI), Dialect::Pi, 100, 30);
+    press(&mut state, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut state, KeyCode::Char('/'), KeyModifiers::NONE);
+    press(&mut state, KeyCode::Char('e'), KeyModifiers::NONE);
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|f| draw_session_view(f, f.area(), &state, &Theme::monochrome()))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    let coloured: Vec<_> = buffer
+        .content()
+        .iter()
+        .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+        .map(|c| c.symbol().to_owned())
+        .collect();
+    assert!(coloured.is_empty(), "coloured cells: {coloured:?}");
 }
 
 #[test]

@@ -26,8 +26,9 @@ use crate::cli::{GlobalArgs, resolve_roots};
 use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::{load_session, scan_info};
-use crate::storage::trash::{delete_permanently, restore, trash_session};
-use crate::ui::sanitize::sanitize_line;
+use crate::storage::roots::SessionRoot;
+use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
+use crate::ui::sanitize::{is_clean, sanitize_line};
 use crate::ui::theme::{Theme, no_color_env};
 
 use super::config::Config;
@@ -39,7 +40,7 @@ use super::preview::load_preview;
 use super::session_view;
 use super::source::{FileSource, SessionSource};
 use super::state::{AppState, Options, Scope, SessionRecord};
-use super::update::{TICK_MS, start, update};
+use super::update::{TICK_MS, apply, settle, start, update};
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
@@ -189,6 +190,26 @@ fn spawn_preview_worker(events: Sender<Event>) -> Sender<(PathBuf, Dialect)> {
     tx
 }
 
+/// A file write for the write worker; its event (if any) goes back to the loop.
+type WriteJob = Box<dyn FnOnce() -> Option<Event> + Send>;
+
+/// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
+/// an append chains to the file's last entry, so two appends running at once could both
+/// take the same parent.
+fn spawn_write_worker(events: Sender<Event>) -> Sender<WriteJob> {
+    let (tx, rx) = mpsc::channel::<WriteJob>();
+    std::thread::spawn(move || {
+        while let Ok(job) = rx.recv() {
+            if let Some(event) = job()
+                && events.send(event).is_err()
+            {
+                break;
+            }
+        }
+    });
+    tx
+}
+
 fn background(tx: &Sender<Event>, job: impl FnOnce() -> Event + Send + 'static) {
     let tx = tx.clone();
     std::thread::spawn(move || {
@@ -202,10 +223,17 @@ struct Runner {
     search_tx: Sender<SearchRequest>,
     search_latest: Arc<AtomicU64>,
     preview_tx: Sender<(PathBuf, Dialect)>,
+    write_tx: Sender<WriteJob>,
     current_dir: Option<PathBuf>,
+    /// What deletes are checked against.
+    roots: Arc<[SessionRoot]>,
 }
 
 impl Runner {
+    fn write(&self, job: impl FnOnce() -> Option<Event> + Send + 'static) {
+        let _ = self.write_tx.send(Box::new(job));
+    }
+
     /// Executes one effect; `Some` ends the loop.
     fn execute(&self, effect: Effect) -> Option<Exit> {
         match effect {
@@ -237,17 +265,12 @@ impl Runner {
                     path,
                 });
             }
-            Effect::View { session, effect } => {
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    if let Some(outcome) = session_view::execute(&effect) {
-                        let _ = tx.send(Event::ViewDone {
-                            path: session,
-                            outcome: Box::new(outcome),
-                        });
-                    }
-                });
-            }
+            Effect::View { session, effect } => self.write(move || {
+                session_view::execute(&effect).map(|outcome| Event::ViewDone {
+                    path: session,
+                    outcome: Box::new(outcome),
+                })
+            }),
             Effect::RefreshRecord { path, agent } => {
                 let current_dir = self.current_dir.clone();
                 background(&self.tx, move || Event::RecordRefreshed {
@@ -266,26 +289,20 @@ impl Runner {
             }
             Effect::AppendRename { record, path, name } => {
                 let current_dir = self.current_dir.clone();
-                background(&self.tx, move || Event::Renamed {
-                    record,
-                    result: rename(&path, name, current_dir.as_deref()),
+                self.write(move || {
+                    Some(Event::Renamed {
+                        record,
+                        result: rename(&path, name, current_dir.as_deref()),
+                    })
                 });
             }
-            Effect::TrashSession { record, path } => background(&self.tx, move || Event::Trashed {
-                record,
-                result: trash_session(&path).map_err(|e| e.to_string()),
-            }),
-            Effect::DeletePermanently { record, path } => {
-                background(&self.tx, move || Event::DeletedPermanently {
-                    record,
-                    result: delete_permanently(&path)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string()),
-                })
+            effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
+                let roots = Arc::clone(&self.roots);
+                self.write(move || delete_session(&effect, &roots));
             }
-            Effect::RestoreTrash(item) => background(&self.tx, move || {
+            Effect::RestoreTrash(item) => self.write(move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
-                Event::Restored { item, result }
+                Some(Event::Restored { item, result })
             }),
             Effect::Print(path) => return Some(Exit::Print(path)),
             Effect::LaunchAgent { path, agent, cwd } => {
@@ -295,6 +312,38 @@ impl Runner {
         }
         None
     }
+}
+
+/// Runs a delete effect (to the trash, or permanently after the second confirmation) with the
+/// guard `grove rm` uses: only a file grove lists under `roots` is deleted, so a path that left
+/// the roots since the scan (a folder swapped for a link, a record from elsewhere) is refused.
+/// A refusal ends the delete with an error rather than offering permanent deletion. `None` for
+/// any other effect.
+pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
+    let (record, path, permanent) = match effect {
+        Effect::TrashSession { record, path } => (*record, path, false),
+        Effect::DeletePermanently { record, path } => (*record, path, true),
+        _ => return None,
+    };
+    if let Err(e) = check_in_roots(path, roots) {
+        return Some(Event::DeletedPermanently {
+            record,
+            result: Err(e.to_string()),
+        });
+    }
+    Some(if permanent {
+        Event::DeletedPermanently {
+            record,
+            result: delete_permanently(path)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        }
+    } else {
+        Event::Trashed {
+            record,
+            result: trash_session(path).map_err(|e| e.to_string()),
+        }
+    })
 }
 
 fn rename(
@@ -335,6 +384,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     if global.all || global.demo {
         state.picker.scope = Scope::All;
     }
+    let delete_roots: Arc<[SessionRoot]> = roots.clone().into();
     let source: Arc<dyn SessionSource> = Arc::new(FileSource {
         roots,
         current_dir: current_dir.clone(),
@@ -348,10 +398,12 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     let runner = Runner {
         search_tx: spawn_search_worker(tx.clone(), Arc::clone(&search_latest)),
         preview_tx: spawn_preview_worker(tx.clone()),
+        write_tx: spawn_write_worker(tx.clone()),
         tx,
         source,
         search_latest,
         current_dir,
+        roots: delete_roots,
     };
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
@@ -362,19 +414,38 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
     drop(guard);
     match result? {
         Exit::Code(c) => Ok(ExitCode::from(c)),
-        Exit::Print(path) => {
-            let mut out = io::stdout().lock();
-            writeln!(out, "{}", path.display())?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Exit::Print(path) => print_for_scripts(path.to_str()),
         Exit::PrintLine(line) => {
+            // The line was made with `Path::display`: U+FFFD marks a path that was not UTF-8.
+            print_for_scripts((!line.contains('\u{FFFD}')).then_some(line.as_str()))
+        }
+        Exit::Launch { path, agent, cwd } => launch(&config, &path, agent, &cwd),
+    }
+}
+
+/// `--print` output is for scripts (`cd "$(dirname "$(grove --print)")"`), so the path is printed
+/// as it is, never escaped: an escaped path would name another file. A path that cannot be printed
+/// faithfully and safely (control, bidi or invisible characters, a newline, not UTF-8) is refused
+/// with a message on stderr and exit status 2, instead of reaching the terminal raw.
+fn print_for_scripts(line: Option<&str>) -> Result<ExitCode> {
+    match line {
+        Some(line) if is_clean(line) => {
             let mut out = io::stdout().lock();
             writeln!(out, "{line}")?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        Exit::Launch { path, agent, cwd } => launch(&config, &path, agent, &cwd),
+        Some(line) => {
+            eprintln!(
+                "grove: not printing the session's path: it contains control or invisible characters: {}",
+                sanitize_line(line)
+            );
+            Ok(ExitCode::from(2))
+        }
+        None => {
+            eprintln!("grove: not printing the session's path: it is not valid UTF-8");
+            Ok(ExitCode::from(2))
+        }
     }
 }
 
@@ -408,15 +479,17 @@ fn event_loop(
         };
         match rx.recv_timeout(wait) {
             Ok(ev) => {
-                effects.extend(update(state, ev));
-                // Drain what is already queued, but keep drawing under a flood.
+                effects.extend(apply(state, ev));
+                // Drain what is already queued, but keep drawing under a flood; the search,
+                // preview and transcript are asked for once, for where the burst ended.
                 let deadline = Instant::now() + FRAME;
                 while Instant::now() < deadline {
                     match rx.try_recv() {
-                        Ok(ev) => effects.extend(update(state, ev)),
+                        Ok(ev) => effects.extend(apply(state, ev)),
                         Err(_) => break,
                     }
                 }
+                settle(state, &mut effects);
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Code(0)),

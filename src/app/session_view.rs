@@ -18,6 +18,8 @@ use crate::model::export::to_markdown;
 use crate::model::flatten::{FilterMode, TreeNav, row_text};
 use crate::model::tree::Session;
 
+use super::text_input::{Edit, TextInput};
+
 use transcript::{FoldKey, Transcript};
 
 /// Which pane has the keyboard.
@@ -27,97 +29,18 @@ pub enum Focus {
     Transcript,
 }
 
-/// A one-line text input (cursor in characters).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineInput {
-    pub text: String,
-    pub cursor: usize,
-}
-
-impl LineInput {
-    pub fn new(text: &str) -> Self {
-        LineInput {
-            text: text.to_owned(),
-            cursor: text.chars().count(),
-        }
-    }
-
-    fn byte(&self, char_pos: usize) -> usize {
-        self.text
-            .char_indices()
-            .nth(char_pos)
-            .map_or(self.text.len(), |(b, _)| b)
-    }
-
-    /// Applies an editing key; returns whether the text changed.
-    pub fn edit(&mut self, key: &KeyEvent) -> bool {
-        let n = self.text.chars().count();
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('u') if ctrl => {
-                let b = self.byte(self.cursor);
-                self.text.replace_range(..b, "");
-                self.cursor = 0;
-                b > 0
-            }
-            KeyCode::Char('a') if ctrl => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::Char('e') if ctrl => {
-                self.cursor = n;
-                false
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                let b = self.byte(self.cursor);
-                self.text.insert(b, c);
-                self.cursor += 1;
-                true
-            }
-            KeyCode::Backspace if self.cursor > 0 => {
-                let b = self.byte(self.cursor - 1);
-                self.text.remove(b);
-                self.cursor -= 1;
-                true
-            }
-            KeyCode::Delete if self.cursor < n => {
-                let b = self.byte(self.cursor);
-                self.text.remove(b);
-                true
-            }
-            KeyCode::Left => {
-                self.cursor = self.cursor.saturating_sub(1);
-                false
-            }
-            KeyCode::Right => {
-                self.cursor = (self.cursor + 1).min(n);
-                false
-            }
-            KeyCode::Home => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::End => {
-                self.cursor = n;
-                false
-            }
-            _ => false,
-        }
-    }
-}
-
 /// What the view is doing besides browsing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     Normal,
     /// `/` in the tree: typing filters the tree live (pi's search).
-    TreeSearch(LineInput),
+    TreeSearch(TextInput),
     /// `/` in the transcript.
-    TranscriptSearch(LineInput),
+    TranscriptSearch(TextInput),
     /// `L`: the label of `target` (empty removes it).
     Label {
         target: usize,
-        input: LineInput,
+        input: TextInput,
     },
     /// `c`: confirm writing a check-out of `target`; the branch then resumes after `resumes_after`.
     ConfirmCheckout {
@@ -125,7 +48,7 @@ pub enum Mode {
         resumes_after: Option<usize>,
     },
     /// `e`: the file name to export to.
-    ExportName(LineInput),
+    ExportName(TextInput),
     /// The export file exists: overwrite it?
     ConfirmOverwrite {
         file: PathBuf,
@@ -221,6 +144,9 @@ pub struct SessionViewState {
     pub status: Option<Status>,
     /// Terminal size the view is drawn at (for pages and "scroll to end").
     pub viewport: Rect,
+    /// How many times a branch's context and transcript were built: a held key must not
+    /// build one per repeat (see [`apply_key`]).
+    pub transcript_builds: usize,
 }
 
 /// Where the parts of the view go; shared by `update` (page sizes) and the renderer.
@@ -316,6 +242,17 @@ pub enum Scope {
     Both,
     Tree,
     Transcript,
+}
+
+impl Scope {
+    /// Whether a binding of this scope works while `focus` has the keyboard.
+    pub fn includes(self, focus: Focus) -> bool {
+        match self {
+            Scope::Both => true,
+            Scope::Tree => focus == Focus::Tree,
+            Scope::Transcript => focus == Focus::Transcript,
+        }
+    }
 }
 
 /// One row of the table: keys, what they do, where, and how the footer / help show it.
@@ -627,16 +564,11 @@ fn normalize_key(key: &KeyEvent) -> (KeyCode, KeyModifiers) {
 /// The action a key triggers in a pane, from [`SESSION_VIEW_KEYS`].
 pub fn action_for(key: &KeyEvent, focus: Focus) -> Option<ViewAction> {
     let (code, mods) = normalize_key(key);
-    let in_scope = |s: Scope| {
-        s == Scope::Both
-            || (s == Scope::Tree && focus == Focus::Tree)
-            || (s == Scope::Transcript && focus == Focus::Transcript)
-    };
     // Pane-specific bindings win over shared ones (Enter).
     let find = |specific: bool| {
         SESSION_VIEW_KEYS
             .iter()
-            .filter(|kb| in_scope(kb.scope) && (kb.scope != Scope::Both) == specific)
+            .filter(|kb| kb.scope.includes(focus) && (kb.scope != Scope::Both) == specific)
             .find(|kb| kb.keys.iter().any(|&(c, m)| c == code && m == mods))
             .map(|kb| kb.action)
     };
@@ -667,6 +599,7 @@ impl SessionViewState {
             transcript_hits: Vec::new(),
             status: None,
             viewport,
+            transcript_builds: 0,
         };
         s.sync_transcript();
         s
@@ -715,6 +648,7 @@ impl SessionViewState {
             return;
         }
         self.transcript_entry = sel;
+        self.transcript_builds += 1;
         self.toggled.clear();
         self.context = match sel {
             Some(i) => build_context(&self.session, LeafChoice::Index(i), self.dialect),
@@ -846,11 +780,29 @@ impl SessionViewState {
 
 /// Handles one key. Returns the effects for the loop to run; performs no I/O.
 pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
+    let effects = apply_key(state, key);
+    settle(state);
+    effects
+}
+
+/// Brings the transcript up to the tree's selection: once per burst of keys, before drawing.
+pub fn settle(state: &mut SessionViewState) {
+    state.sync_transcript();
+}
+
+/// [`update`] without building the transcript for where the selection ends up: a held arrow key
+/// moves the selection through many entries, and building each one's branch (the whole context
+/// of a long session) per repeat would queue seconds of work. Keys that read the transcript
+/// bring it up to date first; call [`settle`] after the burst.
+pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    if !moves_only_the_tree(state, &key) {
+        state.sync_transcript();
+    }
     let mode = std::mem::replace(&mut state.mode, Mode::Normal);
-    let effects = match mode {
+    match mode {
         Mode::Normal => {
             state.status = None;
             match action_for(&key, state.focus) {
@@ -896,7 +848,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
         },
         Mode::ExportName(mut input) => match key.code {
             KeyCode::Enter => {
-                let name = input.text.trim().to_owned();
+                let name = input.text().trim().to_owned();
                 if name.is_empty() {
                     state.mode = Mode::ExportName(input);
                     return Vec::new();
@@ -915,7 +867,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
                 Vec::new()
             }
             _ => {
-                input.edit(&key);
+                input.handle_key(&key);
                 state.mode = Mode::ExportName(input);
                 Vec::new()
             }
@@ -932,7 +884,7 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
                 // Back to the name, to pick another one.
                 let name = file.to_string_lossy().into_owned();
-                state.mode = Mode::ExportName(LineInput::new(&name));
+                state.mode = Mode::ExportName(TextInput::with_text(&name));
                 Vec::new()
             }
             _ => {
@@ -940,9 +892,39 @@ pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
                 Vec::new()
             }
         },
-    };
-    state.sync_transcript();
-    effects
+    }
+}
+
+/// Keys that change only the tree (selection, folds, filters, the tree search) and never read
+/// the transcript: they may leave it stale until [`settle`].
+fn moves_only_the_tree(state: &SessionViewState, key: &KeyEvent) -> bool {
+    match &state.mode {
+        // Typing filters the tree; Enter/Esc confirm or clear the query.
+        Mode::TreeSearch(_) => true,
+        Mode::Normal => match action_for(key, state.focus) {
+            Some(
+                ViewAction::Up
+                | ViewAction::Down
+                | ViewAction::PageUp
+                | ViewAction::PageDown
+                | ViewAction::First
+                | ViewAction::Last,
+            ) => state.focus == Focus::Tree,
+            Some(
+                ViewAction::FoldOrUp
+                | ViewAction::UnfoldOrDown
+                | ViewAction::FilterDefault
+                | ViewAction::FilterNoTools
+                | ViewAction::FilterUserOnly
+                | ViewAction::FilterLabeled
+                | ViewAction::FilterAll
+                | ViewAction::CycleFilter
+                | ViewAction::CycleFilterBack,
+            ) => true,
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffect> {
@@ -982,11 +964,11 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
         ViewAction::Search if tree_focus => {
             let q = state.tree_search.take().unwrap_or_default();
             state.nav.set_query(session, &q);
-            state.mode = Mode::TreeSearch(LineInput::new(&q));
+            state.mode = Mode::TreeSearch(TextInput::with_text(&q));
         }
         ViewAction::Search => {
             let q = state.transcript_search.clone().unwrap_or_default();
-            state.mode = Mode::TranscriptSearch(LineInput::new(&q));
+            state.mode = Mode::TranscriptSearch(TextInput::with_text(&q));
         }
         ViewAction::NextHit | ViewAction::PrevHit => {
             jump_to_hit(state, action == ViewAction::NextHit);
@@ -1010,7 +992,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                     .unwrap_or_default();
                 state.mode = Mode::Label {
                     target: sel,
-                    input: LineInput::new(&current),
+                    input: TextInput::with_text(&current),
                 };
             }
         }
@@ -1045,7 +1027,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
         }
         ViewAction::Export => {
             if state.nav.selected_entry().is_some() {
-                state.mode = Mode::ExportName(LineInput::new(&state.default_export_name()));
+                state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
             }
         }
         ViewAction::Help => state.mode = Mode::Help,
@@ -1069,7 +1051,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
 
 fn tree_search_key(
     state: &mut SessionViewState,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1079,7 +1061,7 @@ fn tree_search_key(
             state.nav.clear_query_and_folds(&state.session);
         }
         KeyCode::Enter => {
-            let q = input.text.trim().to_owned();
+            let q = input.text().trim().to_owned();
             let hits = if q.is_empty() { 0 } else { state.nav.len() };
             // Back to the whole tree around the chosen hit; n/N walk the hits.
             state.nav.set_query(&state.session, "");
@@ -1110,8 +1092,8 @@ fn tree_search_key(
             state.mode = Mode::TreeSearch(input);
         }
         _ => {
-            if input.edit(key) {
-                state.nav.set_query(&state.session, &input.text);
+            if input.handle_key(key) == Edit::Changed {
+                state.nav.set_query(&state.session, input.text());
             }
             state.mode = Mode::TreeSearch(input);
         }
@@ -1121,7 +1103,7 @@ fn tree_search_key(
 
 fn transcript_search_key(
     state: &mut SessionViewState,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1130,7 +1112,7 @@ fn transcript_search_key(
             state.transcript_hits.clear();
         }
         KeyCode::Enter => {
-            if input.text.trim().is_empty() {
+            if input.text().trim().is_empty() {
                 state.transcript_search = None;
                 state.transcript_hits.clear();
             } else {
@@ -1139,8 +1121,8 @@ fn transcript_search_key(
             }
         }
         _ => {
-            if input.edit(key) {
-                let q = input.text.trim().to_owned();
+            if input.handle_key(key) == Edit::Changed {
+                let q = input.text().trim().to_owned();
                 if q.is_empty() {
                     state.transcript_search = None;
                     state.transcript_hits.clear();
@@ -1169,7 +1151,7 @@ fn transcript_search_key(
 fn label_key(
     state: &mut SessionViewState,
     target: usize,
-    mut input: LineInput,
+    mut input: TextInput,
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
@@ -1181,7 +1163,7 @@ fn label_key(
             let Some(id) = state.session.entry(target).map(|e| e.id.clone()) else {
                 return Vec::new();
             };
-            let label = Some(input.text.trim().to_owned()).filter(|l| !l.is_empty());
+            let label = Some(input.text().trim().to_owned()).filter(|l| !l.is_empty());
             let current = state.session.tree.labels.get(&id).map(|l| l.text.clone());
             if label == current {
                 state.set_status("Label unchanged", false);
@@ -1195,7 +1177,7 @@ fn label_key(
             }]
         }
         _ => {
-            input.edit(key);
+            input.handle_key(key);
             state.mode = Mode::Label { target, input };
             Vec::new()
         }
@@ -1204,48 +1186,49 @@ fn label_key(
 
 /// n/N in the focused pane, wrapping around.
 fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
-    if state.focus == Focus::Tree {
-        let hits = state.tree_hits();
-        if state.tree_search.is_none() {
-            state.set_status("No search: press / to search", false);
-            return;
-        }
-        let sel = state.nav.selected_index();
-        let next = if forward {
-            hits.iter().find(|&&h| h > sel).or(hits.first())
-        } else {
-            hits.iter().rev().find(|&&h| h < sel).or(hits.last())
-        };
-        match next {
-            Some(&h) => {
-                let k = hits.iter().position(|&x| x == h).unwrap_or(0);
-                state.nav.select_index(h);
-                state.set_status(format!("match {}/{}", k + 1, hits.len()), false);
-            }
-            None => state.set_status("No matching entries in this filter", true),
-        }
+    let tree = state.focus == Focus::Tree;
+    let searching = if tree {
+        state.tree_search.is_some()
     } else {
-        if state.transcript_search.is_none() {
-            state.set_status("No search: press / to search", false);
-            return;
-        }
-        let hits = &state.transcript_hits;
-        let top = state.transcript_scroll;
-        let next = if forward {
-            hits.iter().find(|&&h| h > top).or(hits.first())
-        } else {
-            hits.iter().rev().find(|&&h| h < top).or(hits.last())
-        };
-        match next {
-            Some(&h) => {
-                let k = hits.iter().position(|&x| x == h).unwrap_or(0);
-                let n = hits.len();
-                state.transcript_scroll = h;
-                state.set_status(format!("match {}/{n}", k + 1), false);
-            }
-            None => state.set_status("No matching lines", true),
-        }
+        state.transcript_search.is_some()
+    };
+    if !searching {
+        state.set_status("No search: press / to search", false);
+        return;
     }
+    let (hits, from) = if tree {
+        (state.tree_hits(), state.nav.selected_index())
+    } else {
+        (state.transcript_hits.clone(), state.transcript_scroll)
+    };
+    let Some((k, hit)) = next_hit(&hits, from, forward) else {
+        let none = if tree {
+            "No matching entries in this filter"
+        } else {
+            "No matching lines"
+        };
+        state.set_status(none, true);
+        return;
+    };
+    if tree {
+        state.nav.select_index(hit);
+    } else {
+        state.transcript_scroll = hit;
+    }
+    state.set_status(format!("match {}/{}", k + 1, hits.len()), false);
+}
+
+/// The first of the sorted `hits` after `from` (before it, going back), wrapping around;
+/// with its position among the hits.
+fn next_hit(hits: &[usize], from: usize, forward: bool) -> Option<(usize, usize)> {
+    let k = if forward {
+        hits.iter().position(|&h| h > from).unwrap_or(0)
+    } else {
+        hits.iter()
+            .rposition(|&h| h < from)
+            .unwrap_or(hits.len().checked_sub(1)?)
+    };
+    hits.get(k).map(|&h| (k, h))
 }
 
 /// Enter / x in the transcript.

@@ -243,6 +243,8 @@ pub struct SearchState {
     pub pending: bool,
     /// Move the selection to the first row when the pending result lands.
     pub reset_selection: bool,
+    /// A search for `generation` is wanted and not yet asked for (see `update::settle`).
+    pub queued: bool,
 }
 
 /// A preview being loaded or loaded.

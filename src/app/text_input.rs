@@ -37,6 +37,13 @@ impl TextInput {
         self.cursor
     }
 
+    /// The text before and after the cursor.
+    pub fn split_at_cursor(&self) -> (&str, &str) {
+        self.text
+            .split_at_checked(self.cursor)
+            .unwrap_or((&self.text, ""))
+    }
+
     pub fn clear(&mut self) {
         self.text.clear();
         self.cursor = 0;
@@ -91,7 +98,16 @@ impl TextInput {
                 self.cursor = self.text.len();
                 Edit::Moved
             }
-            KeyCode::Char(c) if !ctrl && !alt => {
+            KeyCode::Home => {
+                self.cursor = 0;
+                Edit::Moved
+            }
+            KeyCode::End => {
+                self.cursor = self.text.len();
+                Edit::Moved
+            }
+            // A control character would end up in a name or label written to the file.
+            KeyCode::Char(c) if !ctrl && !alt && !c.is_control() => {
                 self.insert(c);
                 Edit::Changed
             }
@@ -124,10 +140,15 @@ impl TextInput {
         }
     }
 
-    /// Inserts pasted text (line breaks become spaces).
+    /// Inserts pasted text: line breaks and tabs become spaces, other control characters
+    /// (escape sequences) are dropped.
     pub fn paste(&mut self, s: &str) {
         for c in s.chars() {
-            self.insert(if c == '\n' || c == '\r' { ' ' } else { c });
+            match c {
+                '\n' | '\r' | '\t' => self.insert(' '),
+                c if c.is_control() => {}
+                c => self.insert(c),
+            }
         }
     }
 
@@ -171,5 +192,11 @@ mod tests {
         t.handle_key(&key(KeyCode::Char('l')));
         assert_eq!(t.text(), "héllo ");
         assert_eq!(t.handle_key(&key(KeyCode::F(2))), Edit::Ignored);
+        assert_eq!(t.handle_key(&key(KeyCode::Home)), Edit::Moved);
+        assert_eq!(t.split_at_cursor(), ("", "héllo "));
+        assert_eq!(t.handle_key(&key(KeyCode::Char('\u{1b}'))), Edit::Ignored);
+        t.handle_key(&key(KeyCode::End));
+        t.paste("a\tb\u{1b}[31m\nc");
+        assert_eq!(t.text(), "héllo a b[31m c");
     }
 }

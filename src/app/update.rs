@@ -41,8 +41,18 @@ pub fn start(state: &mut AppState) -> Vec<Effect> {
     }]
 }
 
-/// Applies one event.
+/// Applies one event and asks for the work it needs: [`apply`], then [`settle`].
 pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
+    let mut fx = apply(state, event);
+    settle(state, &mut fx);
+    fx
+}
+
+/// Applies one event, leaving the work only the newest state needs (the search, the preview of
+/// the row on screen, the session view's transcript) to [`settle`]. The loop applies every
+/// queued event, then settles once: a held key or a burst of typing costs one search, one
+/// preview and one transcript, not one per repeat.
+pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
     let mut fx = Vec::new();
     if !matches!(event, Event::Tick) {
         state.dirty = true;
@@ -58,7 +68,7 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
             Mode::Rename { input, .. } => input.paste(&text),
             Mode::Normal if state.screen.is_picker() => {
                 state.picker.query.paste(&text);
-                query_changed(state, &mut fx);
+                query_changed(state);
             }
             _ => {}
         },
@@ -82,9 +92,7 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
                 view_effects(state, record, path, follow, &mut fx);
             }
         }
-        Event::RecordRefreshed { path, result } => {
-            on_record_refreshed(state, path, result, &mut fx)
-        }
+        Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -96,7 +104,7 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
         }
         Event::ScanResult { generation, update } => {
             if generation == state.picker.loading.generation {
-                on_scan(state, update, &mut fx);
+                on_scan(state, update);
             }
         }
         Event::SearchResult {
@@ -146,7 +154,7 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
                 }
                 state.picker.rebuild_rows();
                 if state.picker.search.query.is_some() {
-                    start_search(state, false, &mut fx);
+                    start_search(state, false);
                 }
                 set_status(state, text, StatusKind::Ok);
             }
@@ -197,8 +205,25 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         },
     }
-    after(state, &mut fx);
     fx
+}
+
+/// Asks for the work the state now needs, once per burst of events (see [`apply`]).
+pub fn settle(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let search = &mut state.picker.search;
+    if std::mem::take(&mut search.queued)
+        && let Some(query) = search.query.clone()
+    {
+        fx.push(Effect::RunSearch(SearchRequest {
+            generation: search.generation,
+            query,
+            records: state.picker.records.clone(),
+        }));
+    }
+    if let Screen::View { view, .. } = &mut state.screen {
+        session_view::settle(view);
+    }
+    after(state, fx);
 }
 
 fn mark_deleted(state: &mut AppState, record: usize, deleted: bool) {
@@ -221,7 +246,7 @@ fn set_status(state: &mut AppState, text: String, kind: StatusKind) {
     });
 }
 
-fn on_scan(state: &mut AppState, update: ScanUpdate, fx: &mut Vec<Effect>) {
+fn on_scan(state: &mut AppState, update: ScanUpdate) {
     let picker = &mut state.picker;
     match update {
         ScanUpdate::Found(n) => picker.loading.total = Some(n),
@@ -233,7 +258,7 @@ fn on_scan(state: &mut AppState, update: ScanUpdate, fx: &mut Vec<Effect>) {
             }
             picker.rebuild_rows();
             if picker.search.query.is_some() {
-                start_search(state, false, fx);
+                start_search(state, false);
             }
         }
         ScanUpdate::Failed(skipped) => {
@@ -255,22 +280,19 @@ fn on_scan(state: &mut AppState, update: ScanUpdate, fx: &mut Vec<Effect>) {
 }
 
 /// Starts a search for the current query over all records; older results will be dropped.
-fn start_search(state: &mut AppState, reset_selection: bool, fx: &mut Vec<Effect>) {
+/// The request itself goes out in [`settle`]: one per burst of keys or scan batches.
+fn start_search(state: &mut AppState, reset_selection: bool) {
     let search = &mut state.picker.search;
-    let Some(query) = search.query.clone() else {
+    if search.query.is_none() {
         return;
-    };
+    }
     search.generation += 1;
     search.pending = true;
     search.reset_selection |= reset_selection;
-    fx.push(Effect::RunSearch(SearchRequest {
-        generation: search.generation,
-        query,
-        records: state.picker.records.clone(),
-    }));
+    search.queued = true;
 }
 
-fn query_changed(state: &mut AppState, fx: &mut Vec<Effect>) {
+fn query_changed(state: &mut AppState) {
     let text = state.picker.query.text().trim().to_owned();
     let search = &mut state.picker.search;
     // Whatever is in flight belongs to the old text.
@@ -294,7 +316,7 @@ fn query_changed(state: &mut AppState, fx: &mut Vec<Effect>) {
         Ok(q) => {
             search.error = None;
             search.query = Some(Arc::new(q));
-            start_search(state, true, fx);
+            start_search(state, true);
         }
     }
 }
@@ -381,7 +403,7 @@ fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
             record,
             ref mut view,
         } => {
-            let effects = session_view::update(view, key);
+            let effects = session_view::apply_key(view, key);
             let path = view.path.clone();
             view_effects(state, record, path, effects, fx);
         }
@@ -479,7 +501,6 @@ fn on_record_refreshed(
     state: &mut AppState,
     path: PathBuf,
     result: Result<Arc<SessionRecord>, String>,
-    fx: &mut Vec<Effect>,
 ) {
     let updated = match result {
         Ok(r) => r,
@@ -504,7 +525,7 @@ fn on_record_refreshed(
     }
     state.picker.rebuild_rows();
     if state.picker.search.query.is_some() {
-        start_search(state, false, fx);
+        start_search(state, false);
     }
 }
 
@@ -512,7 +533,7 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
     let query_empty = state.picker.query.text().is_empty();
     let Some(action) = state.keymap.lookup(&key, KeyContext::Picker, query_empty) else {
         if state.picker.query.handle_key(&key) == Edit::Changed {
-            query_changed(state, fx);
+            query_changed(state);
         }
         return;
     };
@@ -597,7 +618,7 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
                 });
             } else {
                 state.picker.query.clear();
-                query_changed(state, fx);
+                query_changed(state);
             }
         }
         Action::Quit => fx.push(Effect::Quit {
@@ -692,7 +713,7 @@ fn on_mouse(state: &mut AppState, m: MouseEvent) {
             MouseEventKind::ScrollDown => KeyCode::Down,
             _ => return,
         };
-        let _ = session_view::update(view, KeyEvent::new(code, KeyModifiers::NONE));
+        let _ = session_view::apply_key(view, KeyEvent::new(code, KeyModifiers::NONE));
         return;
     }
     if let Screen::Session { record, scroll } = state.screen {

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::entry::{Entry, EntryKind};
+use super::entry::{Entry, EntryKind, JsonMap};
 use super::tree::Session;
 use crate::ui::sanitize::sanitize_line;
 
@@ -325,12 +325,7 @@ impl TreeNav {
         let entries = session.entries();
         let tree = &session.tree;
         let n = entries.len();
-        let tokens: Vec<String> = self
-            .query
-            .to_lowercase()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+        let tokens = search_tokens(&self.query);
         if !tokens.is_empty() {
             self.ensure_search_text(session);
         }
@@ -353,7 +348,7 @@ impl TreeNav {
                     .as_ref()
                     .and_then(|t| t.get(i))
                     .map_or("", String::as_str);
-                show = tokens.iter().all(|t| text.contains(t.as_str()));
+                show = contains_all(text, &tokens);
             }
             visible[i] = show;
         }
@@ -775,11 +770,7 @@ impl TreeNav {
 
     /// Rows (indices) whose entry matches every token of `query`, for n/N navigation.
     pub fn matches(&mut self, session: &Session, query: &str) -> Vec<usize> {
-        let tokens: Vec<String> = query
-            .to_lowercase()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+        let tokens = search_tokens(query);
         if tokens.is_empty() {
             return Vec::new();
         }
@@ -792,7 +783,7 @@ impl TreeNav {
             .enumerate()
             .filter(|(_, r)| {
                 let t = texts.get(r.entry).map_or("", String::as_str);
-                tokens.iter().all(|tok| t.contains(tok.as_str()))
+                contains_all(t, &tokens)
             })
             .map(|(i, _)| i)
             .collect()
@@ -863,8 +854,23 @@ fn normalize(s: &str) -> String {
     s.replace(['\n', '\t'], " ").trim().to_owned()
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+fn str_of<'a>(m: &'a JsonMap, key: &str) -> Option<&'a str> {
+    m.get(key).and_then(Value::as_str)
+}
+
+/// A query as pi's tree search reads it: lower-cased, split at white space; a text matches
+/// when it holds every token.
+pub fn search_tokens(query: &str) -> Vec<String> {
+    query
+        .to_lowercase()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether lower-cased `text` holds every token of [`search_tokens`].
+pub fn contains_all(text: &str, tokens: &[String]) -> bool {
+    tokens.iter().all(|t| text.contains(t.as_str()))
 }
 
 /// The text pi's tree search matches against (`getSearchableText`).
@@ -1025,8 +1031,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                 t.push(RowStyle::Dim, "[message]");
                 return t;
             };
-            let mv = Value::Object(m.clone());
-            let role = str_of(&mv, "role").unwrap_or("");
+            let role = str_of(m, "role").unwrap_or("");
             match role {
                 "user" => {
                     t.push(RowStyle::UserLabel, "user: ");
@@ -1037,10 +1042,9 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                     let text = clean(&extract_content(m.get("content")));
                     if !text.is_empty() {
                         t.push(RowStyle::Plain, text);
-                    } else if str_of(&mv, "stopReason") == Some("aborted") {
+                    } else if str_of(m, "stopReason") == Some("aborted") {
                         t.push(RowStyle::Muted, "(aborted)");
-                    } else if let Some(err) = str_of(&mv, "errorMessage").filter(|s| !s.is_empty())
-                    {
+                    } else if let Some(err) = str_of(m, "errorMessage").filter(|s| !s.is_empty()) {
                         let err: String = normalize(err).chars().take(80).collect();
                         t.push(RowStyle::Error, sanitize_line(&err).into_owned());
                     } else {
@@ -1048,17 +1052,17 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                     }
                 }
                 "toolResult" => {
-                    let call = str_of(&mv, "toolCallId").and_then(|id| tool_calls.get(id));
+                    let call = str_of(m, "toolCallId").and_then(|id| tool_calls.get(id));
                     let text = match call {
                         Some(c) => format_tool_call(&c.name, &c.arguments, home),
-                        None => format!("[{}]", str_of(&mv, "toolName").unwrap_or("tool")),
+                        None => format!("[{}]", str_of(m, "toolName").unwrap_or("tool")),
                     };
                     t.push(RowStyle::Muted, sanitize_line(&text).into_owned());
                 }
                 "bashExecution" => {
                     t.push(
                         RowStyle::Dim,
-                        format!("[bash]: {}", clean(str_of(&mv, "command").unwrap_or(""))),
+                        format!("[bash]: {}", clean(str_of(m, "command").unwrap_or(""))),
                     );
                 }
                 other => t.push(RowStyle::Dim, format!("[{}]", sanitize_line(other))),
@@ -1164,25 +1168,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::parse::ParsedSession;
-
-    fn session(lines: &[String]) -> Session {
-        let mut data = String::from(
-            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n",
-        );
-        for l in lines {
-            data.push_str(l);
-            data.push('\n');
-        }
-        Session::new(ParsedSession::from_bytes(data.as_bytes()))
-    }
-
-    fn user(id: &str, parent: Option<&str>, n: u32) -> String {
-        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-        format!(
-            r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2025-01-01T00:00:{n:02}Z","message":{{"role":"user","content":"{id}"}}}}"#
-        )
-    }
+    use crate::model::tree::tests::{msg as user, session};
 
     fn ids(s: &Session, nav: &TreeNav) -> Vec<String> {
         nav.rows()

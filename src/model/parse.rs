@@ -321,6 +321,51 @@ pub fn entry_from(raw: JsonMap, line: usize) -> Entry {
     }
 }
 
+/// Lines are parsed in parallel in batches of about this many bytes: big sessions open in a
+/// fraction of the time, and only one batch of raw lines is held at once.
+const PARALLEL_BATCH_BYTES: usize = 8 << 20;
+
+/// Raw lines waiting to be parsed, in file order.
+#[derive(Default)]
+struct LineBatch {
+    lines: Vec<(u64, usize, bool, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl LineBatch {
+    fn push(&mut self, line: &RawLine<'_>) {
+        self.bytes += line.bytes.len();
+        self.lines.push((
+            line.offset,
+            line.number,
+            line.terminated,
+            line.bytes.to_vec(),
+        ));
+    }
+
+    /// Parses every line (in parallel when there are many) and empties the batch.
+    fn parse(&mut self) -> Vec<(usize, LineValue)> {
+        use rayon::prelude::*;
+        let lines = std::mem::take(&mut self.lines);
+        let parse = |(offset, number, terminated, bytes): &(u64, usize, bool, Vec<u8>)| {
+            let raw = RawLine {
+                offset: *offset,
+                number: *number,
+                bytes,
+                terminated: *terminated,
+            };
+            (*number, parse_line(&raw))
+        };
+        let out = if self.bytes >= 1 << 20 {
+            lines.par_iter().map(parse).collect()
+        } else {
+            lines.iter().map(parse).collect()
+        };
+        self.bytes = 0;
+        out
+    }
+}
+
 /// A whole session file read into memory (the file itself is never touched).
 #[derive(Clone, Debug, Default)]
 pub struct ParsedSession {
@@ -340,15 +385,27 @@ impl ParsedSession {
     pub fn read<R: Read>(reader: R) -> io::Result<Self> {
         let mut s = ParsedSession::default();
         let mut objects_seen = 0usize;
-        let (bytes, ends_nl) = for_each_line(reader, 0, 0, |line| match parse_line(&line) {
+        let mut batch = LineBatch::default();
+        let mut apply = |s: &mut ParsedSession, number: usize, value: LineValue| match value {
             LineValue::Blank => {}
             LineValue::Bad(issue) => s.issues.push(issue),
             LineValue::Object(map, repaired) => {
                 s.issues.extend(repaired);
                 objects_seen += 1;
-                s.push_object(map, line.number, objects_seen == 1);
+                s.push_object(map, number, objects_seen == 1);
+            }
+        };
+        let (bytes, ends_nl) = for_each_line(reader, 0, 0, |line| {
+            batch.push(&line);
+            if batch.bytes >= PARALLEL_BATCH_BYTES {
+                for (number, value) in batch.parse() {
+                    apply(&mut s, number, value);
+                }
             }
         })?;
+        for (number, value) in batch.parse() {
+            apply(&mut s, number, value);
+        }
         s.bytes = bytes;
         s.ends_with_newline = ends_nl;
         if s.header.is_none() && (objects_seen > 0 || bytes > 0) {

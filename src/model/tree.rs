@@ -321,21 +321,23 @@ impl Session {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn session(lines: &[&str]) -> Session {
+    /// A session of a v3 header and `lines` (also used by the other model tests).
+    pub(crate) fn session<S: AsRef<str>>(lines: &[S]) -> Session {
         let mut data = String::from(
             "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n",
         );
         for l in lines {
-            data.push_str(l);
+            data.push_str(l.as_ref());
             data.push('\n');
         }
         Session::new(ParsedSession::from_bytes(data.as_bytes()))
     }
 
-    fn msg(id: &str, parent: Option<&str>, ts: u32) -> String {
+    /// A user message line whose text is its id, `ts` seconds after the header.
+    pub(crate) fn msg(id: &str, parent: Option<&str>, ts: u32) -> String {
         let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
         format!(
             "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{p},\"timestamp\":\"2025-01-01T00:00:{ts:02}Z\",\"message\":{{\"role\":\"user\",\"content\":\"{id}\"}}}}"

@@ -61,7 +61,7 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
                 Line::styled("enter save · esc cancel · an empty name clears it", t.muted),
             ];
             frame.render_widget(Paragraph::new(lines), inner);
-            let before = sanitize_line(&input.text()[..input.cursor()]).width();
+            let before = sanitize_line(input.split_at_cursor().0).width();
             let cut = text.width().saturating_sub(shown.width());
             let x = inner.x + 2 + before.saturating_sub(cut).min(room) as u16;
             frame.set_cursor_position(Position::new(x, inner.y));

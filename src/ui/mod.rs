@@ -31,7 +31,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     match state.screen {
         Screen::Picker => picker::draw_picker(frame, area, state, now_ms),
         Screen::Session { .. } => preview::draw_session_screen(frame, area, state),
-        Screen::View { ref view, .. } => session_view::draw_session_view(frame, area, view),
+        Screen::View { ref view, .. } => {
+            session_view::draw_session_view(frame, area, view, &state.theme)
+        }
     }
     match state.mode {
         Mode::Help => help::draw_help(frame, area, state),

@@ -176,7 +176,7 @@ fn draw_input(frame: &mut Frame, area: Rect, state: &AppState) {
     spans.push(Span::styled(right, t.muted));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
     if state.mode == Mode::Normal && area.width > 2 {
-        let before = sanitize_line(&p.query.text()[..p.query.cursor()]).width();
+        let before = sanitize_line(p.query.split_at_cursor().0).width();
         let cut = text.width().saturating_sub(shown.width());
         let x = area.x + 2 + before.saturating_sub(cut).min(room) as u16;
         frame.set_cursor_position(Position::new(x.min(area.right() - 1), area.y));

@@ -3,27 +3,25 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::app::session_view::{
-    Focus, LineInput, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout,
-};
+use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout};
+use crate::app::text_input::TextInput;
+use crate::ui::format::truncate_left;
 use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::ui::theme::Theme;
 use crate::ui::transcript_pane::draw_transcript_pane;
 use crate::ui::tree_pane::draw_tree_pane;
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
-const KEY: Style = Style::new().fg(Color::Cyan);
-
 /// Draws the whole session view into `area`.
-pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
     let l = layout(area);
-    draw_header(frame, l.header, state);
-    draw_tree_pane(frame, l.tree, state);
-    draw_transcript_pane(frame, l.transcript, state);
-    draw_footer(frame, l.footer, state);
+    draw_header(frame, l.header, state, theme);
+    draw_tree_pane(frame, l.tree, state, theme);
+    draw_transcript_pane(frame, l.transcript, state, theme);
+    draw_footer(frame, l.footer, state, theme);
     match &state.mode {
         Mode::Label { target, input } => {
             let entry = state.entry_line(*target);
@@ -34,12 +32,13 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                 &[
                     Line::styled(
                         truncate_width(&entry, input_inner_width(area)).into_owned(),
-                        DIM,
+                        theme.muted,
                     ),
                     Line::raw("Label (empty to remove):"),
                 ],
                 input,
                 "Enter save · Esc cancel",
+                theme,
             );
         }
         Mode::ExportName(input) => draw_input_dialog(
@@ -49,6 +48,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
             &[Line::raw("File name (relative to the current directory):")],
             input,
             "Enter export · Esc cancel",
+            theme,
         ),
         Mode::ConfirmOverwrite { file } => {
             let name = sanitize_line(&file.to_string_lossy()).into_owned();
@@ -61,6 +61,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                     Line::raw("Replace it?"),
                 ],
                 "y replace · n choose another name",
+                theme,
             );
         }
         Mode::ConfirmCheckout {
@@ -83,7 +84,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                     ));
                     lines.push(Line::styled(
                         truncate_width(&state.entry_line(*after), w).into_owned(),
-                        DIM,
+                        theme.muted,
                     ));
                 }
                 Some(_) => lines.push(Line::raw(
@@ -98,16 +99,23 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                 .unwrap_or(0);
             lines.push(Line::styled(
                 format!("The resumed branch holds {depth} entries. One line is appended; nothing is removed."),
-                DIM,
+                theme.muted,
             ));
-            draw_confirm(frame, area, " Check out ", lines, "y check out · n cancel");
+            draw_confirm(
+                frame,
+                area,
+                " Check out ",
+                lines,
+                "y check out · n cancel",
+                theme,
+            );
         }
-        Mode::Help => draw_help(frame, area, state),
+        Mode::Help => draw_help(frame, area, theme),
         Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}
     }
 }
 
-fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
     let name = state
         .session
         .tree
@@ -127,31 +135,33 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState) {
             sanitize_line(&name).into_owned(),
             Style::new().add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("  {} · {entries} entries", state.dialect), DIM),
+        Span::styled(
+            format!("  {} · {entries} entries", state.dialect),
+            theme.muted,
+        ),
     ];
     let issues = state.session.issues().count();
     if issues > 0 {
         spans.push(Span::styled(
             format!(" · {issues} issue{}", if issues == 1 { "" } else { "s" }),
-            Style::new().fg(Color::Yellow),
+            theme.warning,
         ));
     }
     if let Some(h) = &state.session.parsed.header
         && !h.cwd.is_empty()
     {
-        spans.push(Span::styled(format!(" · {}", sanitize_line(&h.cwd)), DIM));
+        spans.push(Span::styled(
+            format!(" · {}", sanitize_line(&h.cwd)),
+            theme.muted,
+        ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 /// Key hints for the focused pane from the key table, or the status message.
-fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
     if let Some(s) = &state.status {
-        let style = if s.is_error {
-            Style::new().fg(Color::Red)
-        } else {
-            Style::new().fg(Color::Green)
-        };
+        let style = if s.is_error { theme.error } else { theme.ok };
         let text = truncate_width(&sanitize_line(&s.text), area.width as usize).into_owned();
         frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
         return;
@@ -173,8 +183,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState) {
         if used + w > area.width as usize {
             break;
         }
-        spans.push(Span::styled(k.to_owned(), KEY));
-        spans.push(Span::styled(format!(" {h}  "), DIM));
+        spans.push(Span::styled(k.to_owned(), theme.accent));
+        spans.push(Span::styled(format!(" {h}  "), theme.muted));
         used += w;
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
@@ -184,12 +194,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState) {
 pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     for kb in SESSION_VIEW_KEYS {
-        let in_scope = match kb.scope {
-            Scope::Both => true,
-            Scope::Tree => focus == Focus::Tree,
-            Scope::Transcript => focus == Focus::Transcript,
-        };
-        if let (true, Some(h)) = (in_scope, kb.hint)
+        if let Some(h) = kb.hint
+            && kb.scope.includes(focus)
             && !out.iter().any(|&(_, x)| x == h)
         {
             out.push((kb.shown, h));
@@ -225,10 +231,10 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
-fn dialog_block(title: &str) -> Block<'_> {
+fn dialog_block<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
-        .border_style(Style::new().fg(Color::Cyan))
+        .border_style(theme.accent)
         .title(Span::styled(
             title,
             Style::new().add_modifier(Modifier::BOLD),
@@ -240,59 +246,50 @@ fn draw_input_dialog(
     area: Rect,
     title: &str,
     lines: &[Line<'_>],
-    input: &LineInput,
+    input: &TextInput,
     hint: &str,
+    theme: &Theme,
 ) {
     let r = centered(area, input_width(area), lines.len() as u16 + 4);
     frame.render_widget(Clear, r);
-    let block = dialog_block(title);
+    let block = dialog_block(title, theme);
     let inner = block.inner(r);
     frame.render_widget(block, r);
     let mut all: Vec<Line> = lines.to_vec();
     // The visible tail of the input, cursor marked.
-    let text = sanitize_line(&input.text).into_owned();
-    let before: String = text.chars().take(input.cursor).collect();
-    let after: String = text.chars().skip(input.cursor).collect();
+    let (before, after) = input.split_at_cursor();
+    let (before, after) = (sanitize_line(before), sanitize_line(after).into_owned());
     let room = inner.width.saturating_sub(2) as usize;
-    let before = tail_width(&before, room.saturating_sub(1));
+    let before = truncate_left(&before, room.saturating_sub(1)).into_owned();
     all.push(Line::from(vec![
         Span::raw("> "),
         Span::raw(before),
-        Span::styled("▏", KEY),
+        Span::styled("▏", theme.accent),
         Span::raw(after),
     ]));
-    all.push(Line::styled(hint.to_owned(), DIM));
+    all.push(Line::styled(hint.to_owned(), theme.muted));
     frame.render_widget(Paragraph::new(all), inner);
 }
 
-/// The end of `s` that fits in `cols` columns.
-fn tail_width(s: &str, cols: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut w = 0;
-    let mut start = s.len();
-    for (i, c) in s.char_indices().rev() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > cols {
-            break;
-        }
-        w += cw;
-        start = i;
-    }
-    s[start..].to_owned()
-}
-
-fn draw_confirm(frame: &mut Frame, area: Rect, title: &str, mut lines: Vec<Line<'_>>, hint: &str) {
+fn draw_confirm(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    mut lines: Vec<Line<'_>>,
+    hint: &str,
+    theme: &Theme,
+) {
     lines.push(Line::raw(""));
-    lines.push(Line::styled(hint.to_owned(), KEY));
+    lines.push(Line::styled(hint.to_owned(), theme.accent));
     let r = centered(area, confirm_width(area), lines.len() as u16 + 2);
     frame.render_widget(Clear, r);
-    let block = dialog_block(title);
+    let block = dialog_block(title, theme);
     let inner = block.inner(r);
     frame.render_widget(block, r);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
-fn draw_help(frame: &mut Frame, area: Rect, _state: &SessionViewState) {
+fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme) {
     let mut lines = Vec::new();
     for (heading, scope) in [
         ("Both panes", Scope::Both),
@@ -305,16 +302,16 @@ fn draw_help(frame: &mut Frame, area: Rect, _state: &SessionViewState) {
         ));
         for kb in SESSION_VIEW_KEYS.iter().filter(|k| k.scope == scope) {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {:<7}", kb.shown), KEY),
+                Span::styled(format!("  {:<7}", kb.shown), theme.accent),
                 Span::raw(kb.description),
             ]));
         }
     }
-    lines.push(Line::styled("any key closes this help", DIM));
+    lines.push(Line::styled("any key closes this help", theme.muted));
     let width = area.width.saturating_sub(2).min(84);
     let r = centered(area, width, (lines.len() as u16 + 2).min(area.height));
     frame.render_widget(Clear, r);
-    let block = dialog_block(" Session view keys ");
+    let block = dialog_block(" Session view keys ", theme);
     let inner = block.inner(r);
     frame.render_widget(block, r);
     frame.render_widget(Paragraph::new(lines), inner);

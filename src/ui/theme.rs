@@ -107,6 +107,22 @@ impl Theme {
     }
 }
 
+impl Theme {
+    /// A colour a view picks for its content (roles, tool rows): kept as is with colours on,
+    /// reduced to its modifiers when they are off.
+    pub fn paint(&self, style: Style) -> Style {
+        if self.color {
+            style
+        } else {
+            Style {
+                fg: None,
+                bg: None,
+                ..style
+            }
+        }
+    }
+}
+
 /// `NO_COLOR` as specified at no-color.org: set and not empty.
 pub fn no_color_env() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())

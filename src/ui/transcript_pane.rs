@@ -9,7 +9,9 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::session_view::transcript::{LineStyle, wrap};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
+use crate::model::flatten::search_tokens;
 use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
 
 pub fn line_style(s: LineStyle) -> Style {
@@ -37,8 +39,17 @@ pub fn line_style(s: LineStyle) -> Style {
     }
 }
 
+/// A search hit: black on yellow, reversed without colours.
+fn hit_style(base: Style, theme: &Theme) -> Style {
+    if theme.color {
+        base.bg(Color::Yellow).fg(Color::Black)
+    } else {
+        base.add_modifier(Modifier::REVERSED)
+    }
+}
+
 /// Splits a row into spans with the query tokens highlighted (case-insensitive).
-fn highlighted(row: &str, tokens: &[String], base: Style) -> Vec<Span<'static>> {
+fn highlighted(row: &str, tokens: &[String], base: Style, hit: Style) -> Vec<Span<'static>> {
     let lower = row.to_lowercase();
     if tokens.is_empty() || lower.len() != row.len() {
         // Lower-casing changed byte offsets: mark the whole row instead.
@@ -60,7 +71,6 @@ fn highlighted(row: &str, tokens: &[String], base: Style) -> Vec<Span<'static>> 
             from = s + t.len().max(1);
         }
     }
-    let hit = base.bg(Color::Yellow).fg(Color::Black);
     let mut spans = Vec::new();
     let mut start = 0;
     let mut cur = marks.first().copied().unwrap_or(false);
@@ -81,7 +91,12 @@ fn highlighted(row: &str, tokens: &[String], base: Style) -> Vec<Span<'static>> 
     spans
 }
 
-pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+pub fn draw_transcript_pane(
+    frame: &mut Frame,
+    area: Rect,
+    state: &SessionViewState,
+    theme: &Theme,
+) {
     let focused = state.focus == Focus::Transcript;
     let t = &state.transcript;
     let mut title = vec![
@@ -95,10 +110,10 @@ pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewSt
     if let Some(m) = &state.context.model {
         title.push(Span::styled(
             format!("· {} ", sanitize_line(&m.model_id)),
-            Style::default().fg(Color::DarkGray),
+            theme.muted,
         ));
     }
-    let block = pane_block(Line::from(title), focused);
+    let block = pane_block(Line::from(title), focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
@@ -107,28 +122,22 @@ pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewSt
     let width = inner.width as usize;
     let height = inner.height as usize;
 
-    let (search_line, tokens) = match &state.mode {
-        Mode::TranscriptSearch(input) => (
-            Some(Line::from(vec![
-                Span::styled("/", Style::default().fg(Color::Cyan)),
-                Span::raw(sanitize_line(&input.text).into_owned()),
-                Span::styled("▏", Style::default().fg(Color::Cyan)),
-                Span::styled(
-                    format!("  {} matching lines", state.transcript_hits.len()),
-                    Style::default().fg(Color::DarkGray),
-                ),
-            ])),
-            state.transcript_search.clone(),
-        ),
-        _ => (None, state.transcript_search.clone()),
+    let search_line = match &state.mode {
+        Mode::TranscriptSearch(input) => Some(Line::from(vec![
+            Span::styled("/", theme.accent),
+            Span::raw(sanitize_line(input.text()).into_owned()),
+            Span::styled("▏", theme.accent),
+            Span::styled(
+                format!("  {} matching lines", state.transcript_hits.len()),
+                theme.muted,
+            ),
+        ])),
+        _ => None,
     };
-    let tokens: Vec<String> = tokens
-        .map(|q| {
-            q.to_lowercase()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect()
-        })
+    let tokens = state
+        .transcript_search
+        .as_deref()
+        .map(search_tokens)
         .unwrap_or_default();
     let text_height = if search_line.is_some() {
         height.saturating_sub(1)
@@ -140,14 +149,14 @@ pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewSt
     let mut li = state.transcript_scroll;
     while rows.len() < text_height && li < t.lines.len() {
         let line = &t.lines[li];
-        let style = line_style(line.style);
+        let style = theme.paint(line_style(line.style));
         let is_hit = state.transcript_hits.binary_search(&li).is_ok();
         for r in wrap(&line.text, width) {
             if rows.len() >= text_height {
                 break;
             }
             let spans = if is_hit {
-                highlighted(&r, &tokens, style)
+                highlighted(&r, &tokens, style, hit_style(style, theme))
             } else {
                 vec![Span::styled(r, style)]
             };
@@ -183,7 +192,7 @@ pub fn draw_transcript_pane(frame: &mut Frame, area: Rect, state: &SessionViewSt
         let w = pos.chars().count() as u16;
         if area.width > w + 2 {
             frame.render_widget(
-                Paragraph::new(Span::styled(pos, Style::default().fg(Color::DarkGray))),
+                Paragraph::new(Span::styled(pos, theme.muted)),
                 Rect {
                     x: area.x + area.width - w - 2,
                     y: area.y + area.height - 1,

@@ -15,8 +15,9 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::session_view::{Focus, Mode, SessionViewState};
-use crate::model::flatten::{RowStyle, row_text};
+use crate::model::flatten::{RowStyle, contains_all, row_text, search_tokens, searchable_text};
 use crate::ui::sanitize::sanitize_line;
+use crate::ui::theme::Theme;
 
 pub fn row_style(s: RowStyle) -> Style {
     match s {
@@ -34,19 +35,15 @@ pub fn row_style(s: RowStyle) -> Style {
     }
 }
 
-pub fn pane_block(title: Line<'static>, focused: bool) -> Block<'static> {
-    let border = if focused {
-        Style::default().fg(Color::Cyan)
-    } else {
-        Style::default().fg(Color::DarkGray)
-    };
+pub fn pane_block(title: Line<'static>, focused: bool, theme: &Theme) -> Block<'static> {
+    let border = if focused { theme.accent } else { theme.border };
     Block::default()
         .borders(Borders::ALL)
         .border_style(border)
         .title(title)
 }
 
-pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
+pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
     let nav = &state.nav;
     let focused = state.focus == Focus::Tree;
     let counter = if nav.is_empty() {
@@ -63,7 +60,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
         Span::styled(" Tree", Style::default().add_modifier(Modifier::BOLD)),
         Span::raw(counter),
     ]);
-    let block = pane_block(title, focused);
+    let block = pane_block(title, focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
@@ -72,18 +69,15 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
 
     let search_line = match &state.mode {
         Mode::TreeSearch(input) => Some(Line::from(vec![
-            Span::styled("/", Style::default().fg(Color::Cyan)),
-            Span::raw(sanitize_line(&input.text).into_owned()),
-            Span::styled("▏", Style::default().fg(Color::Cyan)),
+            Span::styled("/", theme.accent),
+            Span::raw(sanitize_line(input.text()).into_owned()),
+            Span::styled("▏", theme.accent),
         ])),
         _ => state.tree_search.as_ref().map(|q| {
             Line::from(vec![
-                Span::styled("/", Style::default().fg(Color::Cyan)),
-                Span::styled(
-                    sanitize_line(q).into_owned(),
-                    Style::default().fg(Color::Yellow),
-                ),
-                Span::styled("  n/N next/previous", Style::default().fg(Color::DarkGray)),
+                Span::styled("/", theme.accent),
+                Span::styled(sanitize_line(q).into_owned(), theme.named),
+                Span::styled("  n/N next/previous", theme.muted),
             ])
         }),
     };
@@ -114,54 +108,41 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
         } else {
             "  No entries found"
         };
-        frame.render_widget(
-            Paragraph::new(Line::styled(msg, Style::default().fg(Color::DarkGray))),
-            list_area,
-        );
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted)), list_area);
         return;
     }
 
     let window = nav.window(list_height as usize);
-    let hits: Vec<String> = state
+    let hits = state
         .tree_search
         .as_deref()
-        .map(|q| {
-            q.to_lowercase()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(search_tokens)
         .unwrap_or_default();
     let entries = state.session.entries();
     let mut items = Vec::with_capacity(window.len());
     for ri in window.clone() {
         let row = &nav.rows()[ri];
         let e = &entries[row.entry];
-        let mut spans = vec![Span::styled(
-            nav.row_prefix(row),
-            Style::default().fg(Color::DarkGray),
-        )];
+        let mut spans = vec![Span::styled(nav.row_prefix(row), theme.muted)];
         if nav.shows_fold_marker(row) {
-            spans.push(Span::styled("⊞ ", Style::default().fg(Color::Cyan)));
+            spans.push(Span::styled("⊞ ", theme.accent));
         }
         if Some(row.entry) == nav.leaf() {
-            spans.push(Span::styled("◉ ", Style::default().fg(Color::Cyan)));
+            spans.push(Span::styled("◉ ", theme.accent));
         } else if nav.is_on_active_path(row.entry) {
-            spans.push(Span::styled("• ", Style::default().fg(Color::Cyan)));
+            spans.push(Span::styled("• ", theme.accent));
         }
         if let Some(l) = state.session.tree.labels.get(&e.id) {
             spans.push(Span::styled(
                 format!("[{}] ", sanitize_line(&l.text)),
-                Style::default().fg(Color::Yellow),
+                theme.named,
             ));
         }
         let text = row_text(e, nav.tool_calls(), state.home.as_deref());
-        let is_hit = !hits.is_empty() && {
-            let t = crate::model::flatten::searchable_text(&state.session, e).to_lowercase();
-            hits.iter().all(|h| t.contains(h.as_str()))
-        };
+        let is_hit = !hits.is_empty()
+            && contains_all(&searchable_text(&state.session, e).to_lowercase(), &hits);
         for (s, t) in text.spans {
-            let mut st = row_style(s);
+            let mut st = theme.paint(row_style(s));
             if ri == nav.selected_index() {
                 st = st.add_modifier(Modifier::BOLD);
             }
@@ -177,7 +158,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState) {
     };
     let tree = tree
         .highlight_symbol("› ")
-        .highlight_style(Style::default().bg(Color::Rgb(40, 44, 52)))
+        .highlight_style(theme.selected)
         .node_no_children_symbol("")
         .node_open_symbol("")
         .node_closed_symbol("");

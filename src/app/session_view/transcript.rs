@@ -10,6 +10,7 @@ use unicode_width::UnicodeWidthChar;
 use crate::model::context::SessionContext;
 use crate::model::entry::content_text;
 use crate::model::export::image_placeholder;
+use crate::model::flatten::{contains_all, search_tokens};
 use crate::model::transcript::tool_call_text;
 use crate::ui::sanitize::{sanitize_line, sanitize_multiline};
 
@@ -407,21 +408,14 @@ pub fn bottom_top(lines: &[TLine], width: usize, height: usize) -> usize {
 
 /// Lines (indices) holding every whitespace-separated token of `query`, case-insensitively.
 pub fn search(lines: &[TLine], query: &str) -> Vec<usize> {
-    let tokens: Vec<String> = query
-        .to_lowercase()
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect();
+    let tokens = search_tokens(query);
     if tokens.is_empty() {
         return Vec::new();
     }
     lines
         .iter()
         .enumerate()
-        .filter(|(_, l)| {
-            let t = l.text.to_lowercase();
-            tokens.iter().all(|k| t.contains(k.as_str()))
-        })
+        .filter(|(_, l)| contains_all(&l.text.to_lowercase(), &tokens))
         .map(|(i, _)| i)
         .collect()
 }

@@ -1,0 +1,51 @@
+//! Opens one session file and reports how long each step takes and the memory it needs:
+//! `cargo run --release --example open_big -- FILE`.
+#![forbid(unsafe_code)]
+
+use std::time::Instant;
+
+use grove::model::context::{Dialect, LeafChoice, build_context};
+use grove::storage::read::load_session;
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: open_big FILE")?;
+    let size = std::fs::metadata(&path)?.len();
+    let t = Instant::now();
+    let session = load_session(path.as_ref())?;
+    let loaded = t.elapsed();
+    let t = Instant::now();
+    let ctx = build_context(&session, LeafChoice::Current, Dialect::Pi);
+    let context = t.elapsed();
+    let t = Instant::now();
+    let nav = grove::model::flatten::TreeNav::new(
+        &session,
+        session.tree.leaf,
+        None,
+        grove::model::flatten::FilterMode::Default,
+    );
+    let flattened = t.elapsed();
+    println!(
+        "{} MB, {} entries: load {:.2?}, context ({} messages) {:.2?}, tree rows {:.2?} ({} rows); peak RSS {} MB ({:.1}x the file)",
+        size / 1_000_000,
+        session.entries().len(),
+        loaded,
+        ctx.messages.len(),
+        context,
+        flattened,
+        nav.rows().len(),
+        rss_kb() / 1024,
+        rss_kb() as f64 * 1024.0 / size as f64
+    );
+    Ok(())
+}
