@@ -16,6 +16,7 @@ use crate::model::info::SessionInfo;
 use crate::model::tree::Session;
 use crate::storage::append::{NewEntry, append_entry};
 use crate::storage::fork::fork_session;
+use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
 use crate::storage::scan::{Listing, list_sessions};
@@ -208,22 +209,36 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             include_internal,
             json,
         } => {
-            let listing = list_sessions(&roots);
+            // The demo is a fresh temp copy each run: caching it would only leave stale rows.
+            let mut index = Index::open(global.no_cache || global.demo);
+            let listing = index.list(&roots, ListOptions::default(), |_| {});
             report_problems(&listing);
+            if std::env::var_os("GROVE_INDEX_STATS").is_some() {
+                // For scripts/bench.sh: what the index did (files cached, resumed, bytes read).
+                eprintln!("grove: index {:?}", index.stats());
+            }
             let cwd = match (all, cwd) {
                 (true, _) => None,
                 (false, Some(c)) => Some(c),
                 (false, None) => Some(std::env::current_dir()?),
             };
+            // Sessions share a few dozen cwds: compare each distinct one once.
+            let mut cwd_matches: std::collections::HashMap<&str, bool> = Default::default();
             let sessions: Vec<&SessionInfo> = listing
                 .sessions
                 .iter()
                 .filter(|s| include_internal || !s.internal)
-                .filter(|s| cwd.as_deref().is_none_or(|c| same_cwd(&s.cwd, c)))
+                .filter(|s| {
+                    cwd.as_deref().is_none_or(|c| {
+                        *cwd_matches
+                            .entry(s.cwd.as_str())
+                            .or_insert_with(|| same_cwd(&s.cwd, c))
+                    })
+                })
                 .collect();
+            let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {
-                let arr: Vec<Value> = sessions.iter().map(|s| info_json(s)).collect();
-                writeln!(out, "{}", to_json(&Value::Array(arr)))?;
+                write_json_array(&mut out, sessions.iter().map(|s| info_json(s)))?;
             } else {
                 for s in sessions {
                     writeln!(
@@ -236,6 +251,11 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     )?;
                 }
             }
+            out.flush()?;
+            // Freeing 10k rows one by one costs more than the rest of a warm listing; the
+            // process is about to exit.
+            std::mem::forget(listing);
+            std::mem::forget(index);
         }
         Command::Show { session, json } => {
             let (path, agent) = resolve_session(&roots, &session)?;
@@ -422,6 +442,25 @@ pub fn info_json(s: &SessionInfo) -> Value {
         "cost": s.cost,
         "parseIssues": s.parse_issues,
     })
+}
+
+/// Writes `[items]` exactly as `to_json(&Value::Array(items))` would, one item at a time
+/// (no 10 MB string for 10k sessions).
+fn write_json_array(out: &mut dyn Write, items: impl Iterator<Item = Value>) -> io::Result<()> {
+    let mut first = true;
+    for item in items {
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        // Pretty JSON never has a raw newline inside a string: indenting by lines is exact.
+        for (i, line) in to_json(&item).split('\n').enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"  ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })
 }
 
 /// Serializes JSON with every character a terminal could act on escaped (C0/C1 controls,

@@ -81,10 +81,154 @@ impl SessionInfo {
     }
 }
 
+/// The header fields a listing needs (small and serializable, unlike [`Header`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HeaderFacts {
+    pub id: String,
+    pub timestamp: String,
+    pub cwd: String,
+    pub parent_session: Option<String>,
+    pub version: u32,
+    pub workflow: Option<WorkflowInfo>,
+}
+
+impl From<&Header> for HeaderFacts {
+    fn from(h: &Header) -> Self {
+        HeaderFacts {
+            id: h.id.clone(),
+            timestamp: h.timestamp.clone(),
+            cwd: h.cwd.clone(),
+            parent_session: h.parent_session.clone(),
+            version: h.version,
+            workflow: h.workflow().map(WorkflowInfo::from),
+        }
+    }
+}
+
+/// `usage` of an entry or message: `totalTokens` and `cost.total` when they are numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UsageFacts {
+    pub total_tokens: Option<f64>,
+    pub cost_total: Option<f64>,
+}
+
+impl UsageFacts {
+    pub fn from_value(u: &Value) -> Self {
+        UsageFacts {
+            total_tokens: u.get("totalTokens").and_then(Value::as_f64),
+            cost_total: u
+                .get("cost")
+                .and_then(|c| c.get("total"))
+                .and_then(Value::as_f64),
+        }
+    }
+}
+
+/// What a listing takes from a `message` entry's `message` object.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MessageFacts<'a> {
+    /// `role` when it is a string.
+    pub role: Option<&'a str>,
+    /// `timestamp` when it is a number.
+    pub timestamp: Option<f64>,
+    /// `usage`, when present.
+    pub usage: Option<UsageFacts>,
+    /// Whether the object has a `content` key (whatever its value).
+    pub has_content: bool,
+    /// [`content_text`] of `content`; only needed for user and assistant messages.
+    pub text: Option<&'a str>,
+}
+
+/// Everything [`InfoBuilder`] reads from one entry. Built from a parsed [`Entry`]
+/// ([`EntryFacts::of_entry`]) or directly by a scanner that skips what is not listed here, so
+/// both paths share one set of listing rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryFacts<'a> {
+    pub kind: EntryKind,
+    /// `id` ("" when missing or not a string).
+    pub id: &'a str,
+    /// `parentId` when it is a string.
+    pub parent_id: Option<&'a str>,
+    /// `timestamp` when it is a string.
+    pub timestamp: Option<&'a str>,
+    /// The `message` object of a `message` entry.
+    pub message: Option<MessageFacts<'a>>,
+    /// `name` when it is a string (`session_info`).
+    pub name: Option<&'a str>,
+    /// `targetId` and `label` when they are strings (`label`).
+    pub target_id: Option<&'a str>,
+    pub label: Option<&'a str>,
+    /// Entry-level `usage` (`compaction`, `branch_summary`).
+    pub usage: Option<UsageFacts>,
+    /// `details.strategy` when it is a string (`compaction`).
+    pub strategy: Option<&'a str>,
+    /// `summary` and `summarizedThroughId` when strings (`session_summary`).
+    pub summary: Option<&'a str>,
+    pub summarized_through_id: Option<&'a str>,
+}
+
+impl<'a> EntryFacts<'a> {
+    /// Facts with every optional field empty.
+    pub fn new(kind: EntryKind) -> Self {
+        EntryFacts {
+            kind,
+            id: "",
+            parent_id: None,
+            timestamp: None,
+            message: None,
+            name: None,
+            target_id: None,
+            label: None,
+            usage: None,
+            strategy: None,
+            summary: None,
+            summarized_through_id: None,
+        }
+    }
+
+    /// The facts of a parsed entry; `text_buf` holds the joined message text they borrow.
+    pub fn of_entry(e: &'a Entry, text_buf: &'a mut Option<String>) -> Self {
+        let str_of = |v: Option<&'a Value>| v.and_then(Value::as_str);
+        let raw = &e.raw;
+        let message = e.message().map(|m| {
+            let role = str_of(m.get("role"));
+            if matches!(role, Some("user" | "assistant")) {
+                *text_buf = content_text(m.get("content"));
+            }
+            MessageFacts {
+                role,
+                timestamp: m.get("timestamp").and_then(Value::as_f64),
+                usage: m.get("usage").map(UsageFacts::from_value),
+                has_content: m.contains_key("content"),
+                text: text_buf.as_deref(),
+            }
+        });
+        EntryFacts {
+            kind: e.kind,
+            id: &e.id,
+            parent_id: e.parent_id.as_deref(),
+            timestamp: str_of(raw.get("timestamp")),
+            message,
+            name: str_of(raw.get("name")),
+            target_id: str_of(raw.get("targetId")),
+            label: str_of(raw.get("label")),
+            usage: raw.get("usage").map(UsageFacts::from_value),
+            strategy: raw
+                .get("details")
+                .and_then(|d| d.get("strategy"))
+                .and_then(Value::as_str),
+            summary: str_of(raw.get("summary")),
+            summarized_through_id: str_of(raw.get("summarizedThroughId")),
+        }
+    }
+}
+
 /// Accumulates [`SessionInfo`] fields entry by entry.
-#[derive(Debug, Default, Clone)]
+///
+/// Serializable so an index can store it and resume a file that only grew.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InfoBuilder {
-    header: Option<Header>,
+    header: Option<HeaderFacts>,
     name: NameState,
     message_count: u64,
     first_message: Option<String>,
@@ -95,6 +239,8 @@ pub struct InfoBuilder {
     parents: HashSet<String>,
     labels: HashMap<String, bool>,
     total_tokens: u64,
+    /// Stored as its bits: a JSON round trip of an `f64` is not always exact.
+    #[serde(with = "f64_bits")]
     cost: f64,
     summary: Option<(String, String)>,
     summary_retired: bool,
@@ -108,10 +254,14 @@ impl InfoBuilder {
     }
 
     pub fn header(&mut self, header: &Header) {
-        if header.is_internal() {
+        self.header_facts(HeaderFacts::from(header));
+    }
+
+    pub fn header_facts(&mut self, header: HeaderFacts) {
+        if header.workflow.is_some() {
             self.atomic_markers = true;
         }
-        self.header = Some(header.clone());
+        self.header = Some(header);
     }
 
     pub fn has_header(&self) -> bool {
@@ -123,48 +273,61 @@ impl InfoBuilder {
         self.atomic_markers
     }
 
+    /// The text gathered so far (what [`SessionInfo::all_messages_text`] will be).
+    pub fn text(&self) -> &str {
+        &self.texts
+    }
+
+    /// Takes the gathered text out (an index stores it once, beside the resumable state).
+    pub fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.texts)
+    }
+
+    /// Puts back text taken with [`InfoBuilder::take_text`].
+    pub fn restore_text(&mut self, text: String) {
+        self.texts = text;
+    }
+
     pub fn entry(&mut self, e: &Entry) {
+        let mut text_buf = None;
+        self.facts(&EntryFacts::of_entry(e, &mut text_buf));
+    }
+
+    pub fn facts(&mut self, e: &EntryFacts<'_>) {
         self.entry_count += 1;
         if !e.id.is_empty() {
-            self.ids.insert(e.id.clone());
+            self.ids.insert(e.id.to_owned());
         }
-        if let Some(p) = &e.parent_id
-            && *p != e.id
+        if let Some(p) = e.parent_id
+            && p != e.id
         {
-            self.parents.insert(p.clone());
+            self.parents.insert(p.to_owned());
         }
         match e.kind {
             EntryKind::Message => self.message(e),
-            EntryKind::SessionInfo => self.name.apply(e),
+            EntryKind::SessionInfo => self.name.apply_name(e.name),
             EntryKind::Label => {
-                if let Some((target, label)) = e.label_change() {
-                    self.labels.insert(target.to_owned(), label.is_some());
+                if let Some(target) = e.target_id {
+                    let set = e.label.is_some_and(|l| !l.is_empty());
+                    self.labels.insert(target.to_owned(), set);
                 }
             }
             EntryKind::Compaction => {
-                self.add_usage(e.raw.get("usage"));
-                if e.raw
-                    .get("details")
-                    .and_then(|d| d.get("strategy"))
-                    .and_then(Value::as_str)
-                    == Some("verbatim-lines")
-                {
+                self.add_usage(e.usage);
+                if e.strategy == Some("verbatim-lines") {
                     self.atomic_markers = true;
                 }
             }
             EntryKind::BranchSummary => {
-                self.add_usage(e.raw.get("usage"));
+                self.add_usage(e.usage);
                 if self.summary.is_some() {
                     self.summary_retired = true;
                 }
             }
             EntryKind::SessionSummary => {
                 self.atomic_markers = true;
-                let summary = e.str_field("summary").unwrap_or_default().to_owned();
-                let through = e
-                    .str_field("summarizedThroughId")
-                    .unwrap_or_default()
-                    .to_owned();
+                let summary = e.summary.unwrap_or_default().to_owned();
+                let through = e.summarized_through_id.unwrap_or_default().to_owned();
                 self.summary = Some((summary, through));
                 self.summary_retired = false;
             }
@@ -175,60 +338,55 @@ impl InfoBuilder {
         }
     }
 
-    fn message(&mut self, e: &Entry) {
+    fn message(&mut self, e: &EntryFacts<'_>) {
         self.message_count += 1;
-        let Some(m) = e.message() else { return };
-        let role = m.get("role").and_then(Value::as_str);
+        let Some(m) = &e.message else { return };
+        let role = m.role;
         if matches!(role, Some("assistant" | "toolResult")) {
-            self.add_usage(m.get("usage"));
+            self.add_usage(m.usage);
         }
         if !matches!(role, Some("user" | "assistant")) {
             return;
         }
-        self.last_conversation_id = Some(e.id.clone());
-        if !m.contains_key("content") {
+        self.last_conversation_id = Some(e.id.to_owned());
+        if !m.has_content {
             return;
         }
         let t = m
-            .get("timestamp")
-            .and_then(Value::as_f64)
+            .timestamp
             .map(|f| f as i64)
-            .or(e.timestamp_ms);
+            .or_else(|| e.timestamp.and_then(parse_iso_ms));
         if let Some(t) = t {
             self.last_activity = Some(self.last_activity.map_or(t, |l| l.max(t)));
         }
-        let Some(text) = content_text(m.get("content")) else {
+        let Some(text) = m.text else {
             return;
         };
         if text.is_empty() {
             return;
         }
         if role == Some("user") && self.first_message.is_none() {
-            self.first_message = Some(text.clone());
+            self.first_message = Some(text.to_owned());
         }
         if !self.texts.is_empty() {
             self.texts.push(' ');
         }
-        self.texts.push_str(&text);
+        self.texts.push_str(text);
     }
 
-    fn add_usage(&mut self, usage: Option<&Value>) {
+    fn add_usage(&mut self, usage: Option<UsageFacts>) {
         let Some(u) = usage else { return };
-        if let Some(t) = u.get("totalTokens").and_then(Value::as_f64) {
-            self.total_tokens += t.max(0.0) as u64;
+        if let Some(t) = u.total_tokens {
+            self.total_tokens = self.total_tokens.saturating_add(t.max(0.0) as u64);
         }
-        if let Some(c) = u
-            .get("cost")
-            .and_then(|c| c.get("total"))
-            .and_then(Value::as_f64)
-        {
+        if let Some(c) = u.cost_total {
             self.cost += c;
         }
     }
 
     /// Finishes the listing fields. `None` when the file had no header.
     pub fn finish(
-        self,
+        mut self,
         path: PathBuf,
         agent: Dialect,
         bytes: u64,
@@ -236,7 +394,52 @@ impl InfoBuilder {
         parse_issues: u64,
         first_issue: Option<String>,
     ) -> Option<SessionInfo> {
-        let header = self.header?;
+        let texts = std::mem::take(&mut self.texts);
+        self.build(
+            texts,
+            path,
+            agent,
+            bytes,
+            mtime_ms,
+            parse_issues,
+            first_issue,
+        )
+    }
+
+    /// [`InfoBuilder::finish`] without consuming the builder (copies the text).
+    pub fn snapshot(
+        &self,
+        path: PathBuf,
+        agent: Dialect,
+        bytes: u64,
+        mtime_ms: i64,
+        parse_issues: u64,
+        first_issue: Option<String>,
+    ) -> Option<SessionInfo> {
+        let texts = self.texts.clone();
+        self.build(
+            texts,
+            path,
+            agent,
+            bytes,
+            mtime_ms,
+            parse_issues,
+            first_issue,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        &self,
+        texts: String,
+        path: PathBuf,
+        agent: Dialect,
+        bytes: u64,
+        mtime_ms: i64,
+        parse_issues: u64,
+        first_issue: Option<String>,
+    ) -> Option<SessionInfo> {
+        let header = self.header.as_ref()?;
         let created_ms = parse_iso_ms(&header.timestamp);
         let modified_ms = match self.last_activity {
             Some(t) if t > 0 => t,
@@ -255,18 +458,19 @@ impl InfoBuilder {
             }
             _ => None,
         };
-        let workflow = header.workflow().map(WorkflowInfo::from);
+        let workflow = header.workflow.clone();
         Some(SessionInfo {
             path,
             id: header.id.clone(),
             cwd: header.cwd.clone(),
-            name: self.name.name,
+            name: self.name.name.clone(),
             parent_session_path: header.parent_session.clone(),
             created_ms,
             modified_ms,
             message_count: self.message_count,
             first_message: self
                 .first_message
+                .clone()
                 .unwrap_or_else(|| "(no messages)".to_owned()),
             agent,
             version: header.version,
@@ -282,7 +486,20 @@ impl InfoBuilder {
             cost: self.cost,
             parse_issues,
             first_issue,
-            all_messages_text: self.texts,
+            all_messages_text: texts,
         })
+    }
+}
+
+/// Serializes an `f64` as its bit pattern, so a stored builder resumes with the exact sum.
+mod f64_bits {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        u64::deserialize(d).map(f64::from_bits)
     }
 }

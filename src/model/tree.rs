@@ -20,7 +20,7 @@ pub struct Label {
 }
 
 /// The session name state, keeping "cleared" apart from "never named" (Atomic's `hasName`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NameState {
     /// True once any `session_info` entry has been seen.
     pub has_name: bool,
@@ -31,9 +31,13 @@ pub struct NameState {
 impl NameState {
     /// Applies one `session_info` entry: latest wins, trimmed, empty clears.
     pub fn apply(&mut self, entry: &Entry) {
+        self.apply_name(entry.str_field("name"));
+    }
+
+    /// Applies a `session_info` entry's `name` field (when it is a string).
+    pub fn apply_name(&mut self, name: Option<&str>) {
         self.has_name = true;
-        self.name = entry
-            .str_field("name")
+        self.name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned);

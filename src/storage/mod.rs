@@ -3,7 +3,9 @@
 pub mod append;
 pub mod cache;
 pub mod demo;
+pub mod fastscan;
 pub mod fork;
+pub mod index;
 pub mod read;
 pub mod roots;
 pub mod scan;

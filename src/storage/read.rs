@@ -7,7 +7,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::model::context::Dialect;
 use crate::model::info::{InfoBuilder, SessionInfo};
-use crate::model::parse::{LineValue, ParsedSession, for_each_line, header_from, parse_line};
+use crate::model::parse::ParsedSession;
 use crate::model::tree::Session;
 
 /// Why a session file could not be read.
@@ -62,63 +62,15 @@ pub fn load_session(path: &Path) -> Result<Session, ReadError> {
     Ok(Session::new(parsed))
 }
 
-/// The listing fields of one file, read streaming without keeping entries.
+/// The listing fields of one file, read streaming without keeping entries (the fast scan; see
+/// [`super::fastscan`]).
 pub fn scan_info(path: &Path, agent: Option<Dialect>) -> Result<SessionInfo, ReadError> {
-    let (file, meta) = open_regular(path)?;
-    let mut builder = InfoBuilder::new();
-    let mut issues = 0u64;
-    let mut first_issue: Option<String> = None;
-    let mut objects = 0usize;
-    let mut header_seen = false;
-    for_each_line(file, 0, 0, |line| match parse_line(&line) {
-        LineValue::Blank => {}
-        LineValue::Bad(issue) => {
-            issues += 1;
-            first_issue.get_or_insert_with(|| format!("line {}: {}", issue.line, issue.message));
-        }
-        LineValue::Object(map, repaired) => {
-            if repaired.is_some() {
-                issues += 1;
-            }
-            objects += 1;
-            if objects == 1 {
-                match header_from(map, line.number) {
-                    Ok(h) => {
-                        builder.header(&h);
-                        header_seen = true;
-                    }
-                    Err(map) => builder.entry(&crate::model::parse::entry_from(map, line.number)),
-                }
-            } else if map.get("type").and_then(|t| t.as_str()) == Some("session") {
-                issues += 1;
-            } else {
-                builder.entry(&crate::model::parse::entry_from(map, line.number));
-            }
-        }
-    })
-    .map_err(|e| ReadError::io(path, e))?;
-    if !header_seen {
-        return Err(ReadError::NoHeader {
-            path: path.to_path_buf(),
-        });
-    }
-    let agent = agent.unwrap_or(if builder.has_atomic_markers() {
-        Dialect::Atomic
-    } else {
-        Dialect::Pi
-    });
-    builder
-        .finish(
-            path.to_path_buf(),
-            agent,
-            meta.len(),
-            mtime_ms(&meta),
-            issues,
-            first_issue,
-        )
-        .ok_or(ReadError::NoHeader {
-            path: path.to_path_buf(),
-        })
+    super::fastscan::scan_info_with(path, agent, super::fastscan::ParseMode::Fast)
+}
+
+/// [`scan_info`] parsing every line fully: the reference the fast scan is tested against.
+pub fn scan_info_full(path: &Path, agent: Option<Dialect>) -> Result<SessionInfo, ReadError> {
+    super::fastscan::scan_info_with(path, agent, super::fastscan::ParseMode::Full)
 }
 
 /// The dialect of a loaded session when the root did not decide it.

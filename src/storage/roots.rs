@@ -162,6 +162,14 @@ pub struct Skipped {
 /// skipped). Only regular files (or links to them) are returned: a directory or FIFO named
 /// `.jsonl` is reported, never opened.
 pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped>) {
+    let (files, skipped) = find_session_files_with_meta(roots);
+    (files.into_iter().map(|(f, _)| f).collect(), skipped)
+}
+
+/// [`find_session_files`] with each file's metadata (the one `stat` an index needs).
+pub fn find_session_files_with_meta(
+    roots: &[SessionRoot],
+) -> (Vec<(FoundFile, fs::Metadata)>, Vec<Skipped>) {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for root in roots {
@@ -170,7 +178,7 @@ pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped
             continue;
         };
         let mut top: Vec<PathBuf> = read.flatten().map(|d| d.path()).collect();
-        top.sort();
+        top.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str())); // siblings: same order as by components, cheaper
         for p in top {
             match fs::metadata(&p) {
                 Ok(m) if m.is_dir() => {
@@ -178,7 +186,7 @@ pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped
                         continue;
                     };
                     let mut inner: Vec<PathBuf> = inner.flatten().map(|d| d.path()).collect();
-                    inner.sort();
+                    inner.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
                     for f in inner {
                         consider(&f, agent, &mut files, &mut skipped);
                     }
@@ -193,17 +201,20 @@ pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped
 fn consider(
     p: &Path,
     agent: Option<Dialect>,
-    files: &mut Vec<FoundFile>,
+    files: &mut Vec<(FoundFile, fs::Metadata)>,
     skipped: &mut Vec<Skipped>,
 ) {
     if p.extension().and_then(|e| e.to_str()) != Some("jsonl") {
         return;
     }
     match fs::metadata(p) {
-        Ok(m) if m.is_file() => files.push(FoundFile {
-            path: p.to_path_buf(),
-            agent,
-        }),
+        Ok(m) if m.is_file() => files.push((
+            FoundFile {
+                path: p.to_path_buf(),
+                agent,
+            },
+            m,
+        )),
         Ok(m) if m.is_dir() => skipped.push(Skipped {
             path: p.to_path_buf(),
             reason: "is a directory".into(),

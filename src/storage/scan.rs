@@ -5,7 +5,7 @@ use std::sync::mpsc::Sender;
 use rayon::prelude::*;
 
 use super::read::{ReadError, scan_info};
-use super::roots::{FoundFile, SessionRoot, Skipped, find_session_files};
+use super::roots::{FoundFile, SessionRoot, Skipped};
 use crate::model::info::SessionInfo;
 
 /// One file's outcome.
@@ -29,25 +29,15 @@ pub fn scan_files_streaming(files: &[FoundFile], tx: &Sender<(usize, ScanResult)
         });
 }
 
-/// Lists every session under the roots; sorted by `modified`, newest first.
+/// Lists every session under the roots without the index cache (every file is read); sorted
+/// by `modified`, newest first, problems by path. See [`super::index::Index::list`] for the
+/// cached and streaming version.
 pub fn list_sessions(roots: &[SessionRoot]) -> Listing {
-    let (files, mut problems) = find_session_files(roots);
-    let results: Vec<ScanResult> = files
-        .par_iter()
-        .map(|f| scan_info(&f.path, f.agent))
-        .collect();
-    let mut sessions = Vec::with_capacity(results.len());
-    for (r, f) in results.into_iter().zip(&files) {
-        match r {
-            Ok(info) => sessions.push(info),
-            Err(e) => problems.push(Skipped {
-                path: f.path.clone(),
-                reason: error_reason(&e),
-            }),
-        }
-    }
-    sort_by_modified(&mut sessions);
-    Listing { sessions, problems }
+    super::index::Index::disabled().list(
+        roots,
+        super::index::ListOptions { with_text: true },
+        |_| {},
+    )
 }
 
 /// Newest first; ties by path so the order is stable across runs.

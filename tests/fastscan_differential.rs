@@ -1,0 +1,227 @@
+//! The fast listing scan gives exactly the listing of the full parse: for every fixture file,
+//! for generated sessions full of awkward lines, and (with `GROVE_DIFF_DIR=DIR`) for a corpus.
+
+use std::path::{Path, PathBuf};
+
+use grove::storage::read::{scan_info, scan_info_full};
+use proptest::prelude::*;
+
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+fn assert_same(path: &Path) {
+    let fast = scan_info(path, None);
+    let full = scan_info_full(path, None);
+    match (fast, full) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{}", path.display()),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!("{}: fast {a:?} vs full {b:?}", path.display()),
+    }
+}
+
+#[test]
+fn fixtures_list_identically() {
+    let mut files = Vec::new();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    jsonl_files(&manifest.join("tests/fixtures"), &mut files);
+    jsonl_files(&manifest.join("assets/demo"), &mut files);
+    // The shared ground truth, when this checkout sits beside it.
+    jsonl_files(&manifest.join("../shared/fixtures"), &mut files);
+    for f in &files {
+        assert_same(f);
+    }
+}
+
+#[test]
+fn corpus_lists_identically() {
+    // Opt-in: GROVE_DIFF_DIR=/path/to/corpus cargo test --release --test fastscan_differential
+    let Some(dir) = std::env::var_os("GROVE_DIFF_DIR") else {
+        return;
+    };
+    let mut files = Vec::new();
+    jsonl_files(Path::new(&dir), &mut files);
+    assert!(!files.is_empty());
+    for f in &files {
+        assert_same(f);
+    }
+}
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"0196-aaaa","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/w"}"#;
+
+/// Lines that exercise every rule of the listing, valid and not.
+fn line_strategy() -> impl Strategy<Value = String> {
+    let id = prop_oneof![
+        Just("\"a1\"".to_string()),
+        Just("\"b2\"".to_string()),
+        Just("\"c3\"".to_string()),
+        Just("null".to_string()),
+        Just("7".to_string()),
+    ];
+    let text = prop_oneof![
+        Just("\"hello\"".to_string()),
+        Just("\"line\\nbreak \\\"q\\\" \\u00e9\"".to_string()),
+        Just("\"\"".to_string()),
+        Just("\"\\ud83d\\ude00 ok\"".to_string()),
+        Just("\"lone \\ud83d\"".to_string()),
+        Just("\"  spaced  \"".to_string()),
+        Just("3".to_string()),
+        Just("null".to_string()),
+    ];
+    let num = prop_oneof![
+        Just("12".to_string()),
+        Just("-4".to_string()),
+        Just("0.25".to_string()),
+        Just("1e400".to_string()),
+        Just("\"9\"".to_string()),
+        Just("18446744073709551616".to_string()),
+    ];
+    let role = prop_oneof![
+        Just("\"user\""),
+        Just("\"assistant\""),
+        Just("\"toolResult\""),
+        Just("\"custom\""),
+        Just("5"),
+    ];
+    let usage = (num.clone(), num.clone()).prop_map(|(t, c)| {
+        format!(r#"{{"input":1,"totalTokens":{t},"cost":{{"input":0.1,"total":{c}}}}}"#)
+    });
+    let content = prop_oneof![
+        text.clone(),
+        (text.clone(), text.clone()).prop_map(|(a, b)| format!(
+            r#"[{{"type":"text","text":{a}}},{{"type":"image","data":"QUJD","mimeType":"image/png"}},{{"text":{b},"type":"text"}},{{"type":"thinking","thinking":"t"}}]"#
+        )),
+        Just("[]".to_string()),
+        Just("{\"text\":\"x\"}".to_string()),
+    ];
+    let message = (role, content, num.clone(), usage.clone(), any::<u8>()).prop_map(
+        |(role, content, ts, usage, flags)| {
+            let mut fields = vec![format!("\"role\":{role}")];
+            if flags & 1 == 0 {
+                fields.push(format!("\"content\":{content}"));
+            }
+            if flags & 2 == 0 {
+                fields.push(format!("\"timestamp\":{ts}"));
+            }
+            if flags & 4 == 0 {
+                fields.push(format!("\"usage\":{usage}"));
+            }
+            if flags & 8 == 0 {
+                // Key order is not guaranteed: role last.
+                fields.rotate_left(1);
+            }
+            format!("{{{}}}", fields.join(","))
+        },
+    );
+    let ts = prop_oneof![
+        Just("\"2025-01-02T03:04:06.000Z\"".to_string()),
+        Just("\"2025-01-03\"".to_string()),
+        Just("\"nope\"".to_string()),
+        Just("1".to_string()),
+    ];
+    let entry = (
+        prop_oneof![
+            Just("message"),
+            Just("label"),
+            Just("session_info"),
+            Just("compaction"),
+            Just("branch_summary"),
+            Just("session_summary"),
+            Just("context_compaction"),
+            Just("session"),
+            Just("custom"),
+        ],
+        id.clone(),
+        id.clone(),
+        ts,
+        message,
+        text.clone(),
+        usage,
+        any::<u16>(),
+    )
+        .prop_map(|(ty, id, parent, ts, message, text, usage, flags)| {
+            let mut f = vec![
+                format!("\"type\":\"{ty}\""),
+                format!("\"id\":{id}"),
+                format!("\"parentId\":{parent}"),
+                format!("\"timestamp\":{ts}"),
+            ];
+            match ty {
+                "message" => f.push(format!("\"message\":{message}")),
+                "label" => {
+                    f.push(format!("\"targetId\":{id}"));
+                    f.push(format!("\"label\":{text}"));
+                }
+                "session_info" => f.push(format!("\"name\":{text}")),
+                "compaction" | "branch_summary" => {
+                    f.push(format!("\"summary\":{text}"));
+                    f.push(format!("\"usage\":{usage}"));
+                    let strategy = if flags & 16 == 0 {
+                        "\"verbatim-lines\""
+                    } else {
+                        "\"llm\""
+                    };
+                    f.push(format!("\"details\":{{\"strategy\":{strategy}}}"));
+                }
+                "session_summary" => {
+                    f.push(format!("\"summary\":{text}"));
+                    f.push(format!("\"summarizedThroughId\":{parent}"));
+                }
+                _ => f.push(format!("\"message\":{message}")),
+            }
+            if flags & 32 != 0 {
+                f.reverse();
+            }
+            if flags & 64 != 0 && flags & 128 != 0 {
+                // A duplicate key: the full parse keeps the last value.
+                f.push(format!("\"id\":{parent}"));
+            }
+            format!("{{{}}}", f.join(","))
+        });
+    prop_oneof![
+        8 => entry,
+        1 => Just(String::new()),
+        1 => Just("not json".to_string()),
+        1 => Just("[1]".to_string()),
+        1 => Just(HEADER.to_string()),
+        1 => Just("{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"bad \u{fffd}\"}}".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn generated_sessions_list_identically(
+        header in prop_oneof![4 => Just(HEADER.to_string()), 1 => Just("{\"type\":\"message\"}".to_string())],
+        lines in prop::collection::vec(line_strategy(), 0..30),
+        torn in any::<bool>(),
+        invalid_utf8 in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut bytes = header.into_bytes();
+        bytes.push(b'\n');
+        for l in &lines {
+            bytes.extend_from_slice(l.as_bytes());
+            bytes.push(b'\n');
+        }
+        if invalid_utf8 {
+            bytes.extend_from_slice(b"{\"type\":\"message\",\"id\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"x\xff\"}}\n");
+        }
+        if torn {
+            bytes.extend_from_slice(br#"{"type":"message","id":"z","message":{"role":"user","con"#);
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        assert_same(&path);
+    }
+}
