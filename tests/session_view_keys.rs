@@ -799,10 +799,12 @@ fn export_offers_a_name_and_never_overwrites_without_asking() {
 }
 
 #[test]
-fn help_opens_and_any_key_closes() {
+fn help_opens_scrolls_and_any_other_key_closes() {
     let mut v = branching().view();
     press(&mut v, ch('?'));
     assert_eq!(v.mode, Mode::Help { scroll: 0 });
     press(&mut v, ch('j'));
+    assert_eq!(v.mode, Mode::Help { scroll: 1 });
+    press(&mut v, ch('q'));
     assert_eq!(v.mode, Mode::Normal);
 }
