@@ -96,12 +96,13 @@ fn cached_rows_are_reported_before_scanned_ones() {
     let mut index = Index::open_at(&cache);
     index.list(&roots(&dir), ListOptions::default(), |e| {
         events.push(match e {
+            IndexEvent::Found(n) => format!("found {n}"),
             IndexEvent::Cached(rows) => format!("cached {}", rows.len()),
             IndexEvent::Scanned(s) => format!("scanned {}", s.id),
             IndexEvent::Problem(p) => format!("problem {}", p.reason),
         })
     });
-    assert_eq!(events, vec!["cached 3", "scanned new.jsonl"]);
+    assert_eq!(events, vec!["found 4", "cached 3", "scanned new.jsonl"]);
 }
 
 #[test]

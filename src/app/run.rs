@@ -38,9 +38,10 @@ use super::live::check_liveness;
 use super::matcher::execute_search;
 use super::preview::load_preview;
 use super::session_view;
-use super::source::{FileSource, SessionSource};
+use super::source::{IndexSource, SessionSource};
 use super::state::{AppState, Options, Scope, SessionRecord};
 use super::update::{TICK_MS, apply, settle, start, update};
+use crate::storage::index::Index;
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
@@ -385,9 +386,11 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         state.picker.scope = Scope::All;
     }
     let delete_roots: Arc<[SessionRoot]> = roots.clone().into();
-    let source: Arc<dyn SessionSource> = Arc::new(FileSource {
+    // The demo is a fresh temporary copy each run: caching it would only litter the cache.
+    let source: Arc<dyn SessionSource> = Arc::new(IndexSource {
         roots,
         current_dir: current_dir.clone(),
+        index: std::sync::Mutex::new(Index::open(global.no_cache || global.demo)),
     });
 
     let (mut terminal, guard) = setup_terminal()?;

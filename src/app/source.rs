@@ -1,6 +1,6 @@
 //! Where the listing comes from. The browser asks a [`SessionSource`] for sessions and gets
-//! them streamed in batches; today that is [`FileSource`] (read every file), and the index cache
-//! can feed cached records through the same trait.
+//! them streamed in batches: [`IndexSource`] sends the index cache's unchanged rows at once and
+//! then the files that are new or changed; [`FileSource`] reads every file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::model::info::SessionInfo;
+use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::read::scan_info;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files};
 use crate::storage::scan::error_reason;
@@ -103,6 +105,66 @@ impl SessionSource for FileSource {
             sink(ScanUpdate::Done);
         }
     }
+}
+
+/// Lists through the persistent index: unchanged sessions cost one `stat` and arrive in the
+/// first batch; new and changed ones stream in as they are read. The search text comes from the
+/// index too, never from re-reading session files.
+pub struct IndexSource {
+    pub roots: Vec<SessionRoot>,
+    pub current_dir: Option<PathBuf>,
+    pub index: std::sync::Mutex<Index>,
+}
+
+impl SessionSource for IndexSource {
+    fn scan(&self, sink: &mut dyn FnMut(ScanUpdate) -> bool) {
+        // A panic elsewhere cannot leave the index half-written (it is persisted atomically),
+        // so a poisoned lock is still usable.
+        let mut index = match self.index.lock() {
+            Ok(i) => i,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let current_dir = self.current_dir.as_deref();
+        let record = |info: &SessionInfo| Arc::new(SessionRecord::new(info.clone(), current_dir));
+        let mut listening = true;
+        let mut batch: Vec<Arc<SessionRecord>> = Vec::new();
+        let mut failed: Vec<Skipped> = Vec::new();
+        let mut since = Instant::now();
+        let opts = ListOptions { with_text: true };
+        index.list(&self.roots, opts, |event| {
+            if !listening {
+                return;
+            }
+            match event {
+                IndexEvent::Found(n) => listening = sink(ScanUpdate::Found(n)),
+                IndexEvent::Cached(rows) => {
+                    let records = rows.par_iter().map(record).collect();
+                    listening = sink(ScanUpdate::Sessions(records));
+                }
+                IndexEvent::Scanned(info) => batch.push(record(info)),
+                IndexEvent::Problem(p) => failed.push(p.clone()),
+            }
+            if listening && (batch.len() >= BATCH_SIZE || since.elapsed() >= BATCH_AGE) {
+                listening = flush(sink, &mut batch, &mut failed);
+                since = Instant::now();
+            }
+        });
+        if listening && flush(sink, &mut batch, &mut failed) {
+            sink(ScanUpdate::Done);
+        }
+    }
+}
+
+/// Sends what has accumulated; `false` when nobody listens any more.
+fn flush(
+    sink: &mut dyn FnMut(ScanUpdate) -> bool,
+    batch: &mut Vec<Arc<SessionRecord>>,
+    failed: &mut Vec<Skipped>,
+) -> bool {
+    if !failed.is_empty() && !sink(ScanUpdate::Failed(std::mem::take(failed))) {
+        return false;
+    }
+    batch.is_empty() || sink(ScanUpdate::Sessions(std::mem::take(batch)))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! # let roots = vec![];
 //! let mut index = Index::open(false); // `true` = --no-cache: scan everything, write nothing
 //! let listing = index.list(&roots, ListOptions::default(), |event| match event {
+//!     IndexEvent::Found(total) => { /* the number of files, for progress */ }
 //!     IndexEvent::Cached(rows) => { /* unchanged files: all at once, before any parse */ }
 //!     IndexEvent::Scanned(row) => { /* a new or changed file, as soon as it is read */ }
 //!     IndexEvent::Problem(_) => {}
@@ -78,6 +79,8 @@ const STALE_LOG_AGE: Duration = Duration::from_secs(600);
 /// What [`Index::list`] reports while it works.
 #[derive(Debug)]
 pub enum IndexEvent<'a> {
+    /// The roots were listed: this many session files will be reported (for progress).
+    Found(usize),
     /// Sessions whose files did not change: sent once, before any file is read.
     Cached(&'a [SessionInfo]),
     /// A session read now (new or changed file), as soon as it is ready.
@@ -258,6 +261,7 @@ impl Index {
     ) -> Listing {
         self.stats = ListStats::default();
         let (found, mut problems) = find_session_files_with_meta(roots);
+        on_event(IndexEvent::Found(found.len()));
         for p in &problems {
             on_event(IndexEvent::Problem(p));
         }
