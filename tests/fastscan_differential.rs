@@ -225,3 +225,79 @@ proptest! {
         assert_same(&path);
     }
 }
+
+/// Bytes that matter to a JSON scanner: structure, escapes, digits, whitespace, control
+/// characters and broken UTF-8.
+const AWKWARD: &[u8] = b"\"\\u{}[],: \t\r\x01\x1f0-+.eEnt/\xff\xc3\xa9";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// Valid lines with a few bytes inserted, replaced or removed: whatever the fast path takes
+    /// must be what the full parse makes of it.
+    #[test]
+    fn mutated_lines_list_identically(
+        lines in prop::collection::vec(line_strategy(), 1..8),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0u8..3, any::<prop::sample::Index>()), 1..4),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut bytes = HEADER.as_bytes().to_vec();
+        bytes.push(b'\n');
+        for (n, l) in lines.iter().enumerate() {
+            let mut line = l.as_bytes().to_vec();
+            for (which, at, op, byte) in &edits {
+                if which.index(lines.len()) != n || line.is_empty() {
+                    continue;
+                }
+                let at = at.index(line.len());
+                let b = AWKWARD[byte.index(AWKWARD.len())];
+                match op {
+                    0 => line.insert(at, b),
+                    1 => line[at] = b,
+                    _ => {
+                        line.remove(at);
+                    }
+                }
+            }
+            bytes.extend_from_slice(&line);
+            bytes.push(b'\n');
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        assert_same(&path);
+    }
+}
+
+/// Every one- and two-byte sequence of awkward bytes, at each kind of place in a line: inside a
+/// skipped string, inside a listed string, in a number, between tokens.
+#[test]
+fn awkward_bytes_anywhere_list_identically() {
+    let templates = [
+        r#"{"type":"message","id":"a","message":{"role":"toolResult","content":[{"type":"text","text":"x@y"}]}}"#,
+        r#"{"type":"message","id":"a","message":{"role":"user","content":"x@y"}}"#,
+        r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"text","text":"x@y"}],"usage":{"totalTokens":1@2,"cost":{"total":0.5}}}}"#,
+        r#"{"type":"session_info","id":"a","name":"n"@,"x":[1,@{"k":null}]}"#,
+        r#"{"type":"label","id":"a","targetId":"b","label":"l@"}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (t, template) in templates.iter().enumerate() {
+        let mut bytes = HEADER.as_bytes().to_vec();
+        bytes.push(b'\n');
+        let (before, after) = template.split_once('@').unwrap();
+        let mut snippets: Vec<Vec<u8>> = AWKWARD.iter().map(|&a| vec![a]).collect();
+        for &a in AWKWARD {
+            for &b in AWKWARD {
+                snippets.push(vec![a, b]);
+                snippets.push(vec![b'\\', a, b]);
+            }
+        }
+        for s in snippets {
+            bytes.extend_from_slice(before.as_bytes());
+            bytes.extend_from_slice(&s);
+            bytes.extend_from_slice(after.as_bytes());
+            bytes.push(b'\n');
+        }
+        let path = dir.path().join(format!("t{t}.jsonl"));
+        std::fs::write(&path, &bytes).unwrap();
+        assert_same(&path);
+    }
+}

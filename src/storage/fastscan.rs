@@ -4,30 +4,37 @@
 //! # Why the fast path cannot differ from the full parse
 //!
 //! The full path parses each line into a `serde_json::Value` and hands the entry to the builder.
-//! The fast path deserializes the same line with serde_json into small borrowed structs that keep
-//! only the fields [`EntryFacts`] names; everything else goes through [`Skip`], which visits every
-//! value with `deserialize_any` exactly as `Value` does (same string validation, lone-surrogate
-//! check, number range check and nesting limit) but allocates nothing. serde's `IgnoredAny` is
-//! deliberately not used: it skips strings without checking their escapes, so a line the full
-//! parse rejects could be accepted.
+//! The fast path walks the same line with a small hand-written scanner ([`Cursor`]) that keeps
+//! only the fields [`EntryFacts`] names and validates everything else without allocating. It
+//! takes a line only when it is sure serde_json would take it too, and gives up (`None`, the
+//! line goes through the full path) on anything unusual, so it never has to copy serde_json's
+//! error rules, only to be stricter:
 //!
-//! So the fast parse accepts exactly the lines the strict full parse accepts, and extracts the
-//! same facts. Whenever it cannot (invalid UTF-8, a repaired line, a duplicate key, a non-object,
-//! the first object of the file which may be the header), it returns `None` and the line goes
-//! through the full path. Key order only decides how much is skipped: once `type` or `role` is
-//! known, fields irrelevant to it are validated but not collected.
+//! * the whole line is checked as UTF-8 once (`str::from_utf8`);
+//! * strings are skipped eight bytes at a time up to the next quote, backslash or control
+//!   character; a raw control character, an escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`
+//!   and any `\u` escape of a surrogate (lone or paired) give up; keys with escapes give up;
+//! * numbers are checked against the JSON grammar; one with an exponent or more than 18
+//!   characters (which may be out of range), and every number that is kept, goes through
+//!   serde_json's own number parse;
+//! * whitespace other than spaces, nesting deeper than 100 (serde_json allows 128), trailing
+//!   bytes and any structural error give up;
+//! * a second occurrence of a key the facts depend on gives up (the full parse keeps the last);
+//! * strings that are kept and hold escapes are unescaped by serde_json itself.
 //!
-//! A differential test (`tests/fastscan_differential.rs`) checks fast == full for every fixture
-//! and for generated sessions.
+//! The same lines also take the full path as before: invalid UTF-8 (repaired there), the first
+//! object of the file (which may be the header), non-objects. Key order only decides how much
+//! is skipped: once `type` or `role` is known, fields irrelevant to it are validated but not
+//! collected.
+//!
+//! A differential test (`tests/fastscan_differential.rs`) checks fast == full for every fixture,
+//! for generated and mutated sessions, and for every one- and two-byte sequence of awkward bytes
+//! at each kind of place in a line.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
-use std::marker::PhantomData;
 use std::path::Path;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::read::{ReadError, mtime_ms, open_regular};
 use crate::model::context::Dialect;
@@ -409,289 +416,377 @@ impl LiteEntry<'_> {
 
 /// Parses an entry line on the fast path; `None` sends it to the full parse.
 fn parse_lite(bytes: &[u8]) -> Option<LiteEntry<'_>> {
-    // `from_str` after one UTF-8 check: the full parse rejects invalid UTF-8 in strings too
+    // One UTF-8 check for the whole line: the full parse rejects invalid UTF-8 in strings too
     // (and repairs it), so such lines take the full path.
     let text = std::str::from_utf8(bytes).ok()?;
-    serde_json::from_str::<Root<'_>>(text).ok()?.0
+    let mut cur = Cursor {
+        s: text,
+        b: bytes,
+        i: 0,
+        depth: 0,
+    };
+    cur.ws();
+    if cur.peek()? != b'{' {
+        return None;
+    }
+    let entry = cur.root()?;
+    cur.ws();
+    (cur.i == bytes.len()).then_some(entry)
 }
 
-/// How a JSON value of a given shape is read; any other kind of value is validated by
-/// [`Skip`] and gives [`Shape::other`]. `deserialize_any` keeps the validation identical to
-/// `serde_json::Value`.
-trait Shape<'de>: Sized {
-    fn other() -> Self;
-    fn from_string(_: Cow<'de, str>) -> Self {
-        Self::other()
+/// The characters that may follow a backslash, other than `u`.
+const SIMPLE_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let chars = *b"\"\\/bfnrt";
+    while k < chars.len() {
+        t[chars[k] as usize] = true;
+        k += 1;
     }
-    fn from_f64(_: f64) -> Self {
-        Self::other()
-    }
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        drain_map(map)?;
-        Ok(Self::other())
-    }
-    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        drain_seq(seq)?;
-        Ok(Self::other())
-    }
+    t
+};
+
+/// Nesting deeper than this takes the full path (serde_json's own limit is 128).
+const MAX_DEPTH: u32 = 100;
+
+/// A position in one line, validated as UTF-8. Every reader returns `None` on anything it does
+/// not take exactly as serde_json would (see the module docs), which sends the line to the full
+/// parse.
+struct Cursor<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    depth: u32,
 }
 
-struct ShapeVisitor<T>(PhantomData<T>);
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
 
-impl<'de, T: Shape<'de>> Visitor<'de> for ShapeVisitor<T> {
-    type Value = T;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
+    /// Spaces only: any other whitespace (tab, CR) is a byte below 0x20, which no reader
+    /// accepts, so such lines take the full path.
+    fn ws(&mut self) {
+        while self.b.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
     }
-    fn visit_bool<E>(self, _: bool) -> Result<T, E> {
-        Ok(T::other())
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<T, E> {
-        Ok(T::from_f64(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<T, E> {
-        Ok(T::from_f64(v as f64))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<T, E> {
-        Ok(T::from_f64(v))
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<T, E> {
-        Ok(T::from_string(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<T, E> {
-        Ok(T::from_string(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<T, E> {
-        Ok(T::from_string(Cow::Owned(v)))
-    }
-    fn visit_unit<E>(self) -> Result<T, E> {
-        Ok(T::other())
-    }
-    fn visit_none<E>(self) -> Result<T, E> {
-        Ok(T::other())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
-        T::from_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-        T::from_map(map)
-    }
-}
 
-macro_rules! deserialize_via_shape {
-    ($($t:ty),*) => {$(
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                d.deserialize_any(ShapeVisitor::<Self>(PhantomData))
+    fn expect(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    /// Skips a string (at its opening quote); returns the range inside the quotes and whether
+    /// it holds escapes. Jumps from quote or backslash to the next one; the bytes jumped over
+    /// must not hold a control character (serde_json rejects them raw). Escapes are checked as
+    /// serde_json does; `\u` escapes of surrogates (lone or paired) take the full path.
+    fn skip_str(&mut self) -> Option<(usize, usize, bool)> {
+        let start = self.i + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            i += find_special(self.b.get(i..)?)?;
+            match self.b.get(i)? {
+                b'"' => {
+                    self.i = i + 1;
+                    return Some((start, i, escaped));
+                }
+                b'\\' => {}
+                _ => return None,
+            }
+            escaped = true;
+            // A table rather than a `match`: the jump table it compiles to mispredicts.
+            let c = *self.b.get(i + 1)?;
+            if SIMPLE_ESCAPE[usize::from(c)] {
+                i += 2;
+            } else if c == b'u' {
+                let mut v = 0u32;
+                for &h in self.b.get(i + 2..i + 6)? {
+                    v = v * 16 + char::from(h).to_digit(16)?;
+                }
+                if (0xD800..0xE000).contains(&v) {
+                    return None;
+                }
+                i += 6;
+            } else {
+                return None;
             }
         }
-    )*};
-}
+    }
 
-/// Any JSON value, validated and dropped without allocating (strings without escapes are
-/// borrowed; escaped ones go through serde_json's reused scratch buffer).
-struct Skip;
-impl Shape<'_> for Skip {
-    fn other() -> Self {
-        Skip
+    /// A string value (at its opening quote): borrowed when it has no escapes, else unescaped
+    /// by serde_json itself.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let (start, end, escaped) = self.skip_str()?;
+        if escaped {
+            let quoted = self.s.get(start - 1..end + 1)?;
+            serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+        } else {
+            self.s.get(start..end).map(Cow::Borrowed)
+        }
     }
-}
 
-/// A string value (`as_str`).
-struct Str<'a>(Option<Cow<'a, str>>);
-impl<'de> Shape<'de> for Str<'de> {
-    fn other() -> Self {
-        Str(None)
+    /// A number (at its first byte): validated by its grammar; the value, and any number with
+    /// an exponent or many digits (which may be out of range), through serde_json's own parse.
+    fn number(&mut self, want: bool) -> Option<Option<f64>> {
+        let start = self.i;
+        let b = self.b;
+        let mut i = start;
+        let digits = |mut i: usize| {
+            let from = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            (i > from).then_some(i)
+        };
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        if b.get(i) == Some(&b'0') {
+            i += 1;
+        } else {
+            i = digits(i)?;
+        }
+        if b.get(i) == Some(&b'.') {
+            i = digits(i + 1)?;
+        }
+        let mut unusual = i - start > 18;
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            i = digits(i)?;
+            unusual = true;
+        }
+        self.i = i;
+        if !(want || unusual) {
+            return Some(None);
+        }
+        let value = serde_json::from_str::<serde_json::Value>(self.s.get(start..i)?).ok()?;
+        Some(value.as_f64())
     }
-    fn from_string(s: Cow<'de, str>) -> Self {
-        Str(Some(s))
-    }
-}
 
-/// A number value (`as_f64`).
-struct Num(Option<f64>);
-impl Shape<'_> for Num {
-    fn other() -> Self {
-        Num(None)
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.i + word.len();
+        (self.b.get(self.i..end)? == word).then(|| self.i = end)
     }
-    fn from_f64(v: f64) -> Self {
-        Num(Some(v))
-    }
-}
 
-/// A map key; keys are always strings in JSON.
-struct Key<'a>(Cow<'a, str>);
-impl<'de> Shape<'de> for Key<'de> {
-    fn other() -> Self {
-        Key(Cow::Borrowed(""))
+    /// Validates and skips any value.
+    fn skip(&mut self) -> Option<()> {
+        self.ws();
+        match self.peek()? {
+            b'"' => self.skip_str().map(|_| ()),
+            b'{' => self.object(|c, _| c.skip()),
+            b'[' => self.array(|c| c.skip()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(false).map(|_| ()),
+            _ => None,
+        }
     }
-    fn from_string(s: Cow<'de, str>) -> Self {
-        Key(s)
-    }
-}
 
-fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_key::<Skip>()?.is_some() {
-        map.next_value::<Skip>()?;
-    }
-    Ok(())
-}
-
-fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<Skip>()?.is_some() {}
-    Ok(())
-}
-
-/// Stores a field once; a second occurrence sends the line to the full parse (which keeps the
-/// last value), so duplicate keys can never make the paths differ.
-fn once<T, E: de::Error>(slot: &mut Option<T>, value: T) -> Result<(), E> {
-    if slot.is_some() {
-        return Err(E::custom("duplicate key"));
-    }
-    *slot = Some(value);
-    Ok(())
-}
-
-/// Like [`once`] for fields kept as `Option` of the JSON value (absent vs. present-but-other).
-fn once_seen<E: de::Error>(seen: &mut bool) -> Result<(), E> {
-    if std::mem::replace(seen, true) {
-        return Err(E::custom("duplicate key"));
-    }
-    Ok(())
-}
-
-/// `usage`: `totalTokens` and `cost.total`.
-struct Usage(UsageFacts);
-impl<'de> Shape<'de> for Usage {
-    fn other() -> Self {
-        Usage(UsageFacts::default())
-    }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let (mut total, mut cost) = (None, None);
-        while let Some(Key(k)) = map.next_key::<Key>()? {
-            match k.as_ref() {
-                "totalTokens" => once(&mut total, map.next_value::<Num>()?.0)?,
-                "cost" => once(&mut cost, map.next_value::<CostTotal>()?.0)?,
-                _ => {
-                    map.next_value::<Skip>()?;
+    /// An object (at `{`): `field` reads each value, given its key. Keys with escapes take the
+    /// full path.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        self.i += 1;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+        } else {
+            loop {
+                self.ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let (start, end, escaped) = self.skip_str()?;
+                if escaped {
+                    return None;
+                }
+                let key = self.s.get(start..end)?;
+                self.expect(b':')?;
+                self.ws();
+                field(self, key)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b'}' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
                 }
             }
         }
-        Ok(Usage(UsageFacts {
-            total_tokens: total.flatten(),
-            cost_total: cost.flatten(),
-        }))
+        self.depth -= 1;
+        Some(())
     }
-}
 
-/// `cost.total`.
-struct CostTotal(Option<f64>);
-impl<'de> Shape<'de> for CostTotal {
-    fn other() -> Self {
-        CostTotal(None)
-    }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut total = None;
-        while let Some(Key(k)) = map.next_key::<Key>()? {
-            if k == "total" {
-                once(&mut total, map.next_value::<Num>()?.0)?;
-            } else {
-                map.next_value::<Skip>()?;
-            }
+    /// An array (at `[`): `element` reads each value.
+    fn array(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
         }
-        Ok(CostTotal(total.flatten()))
-    }
-}
-
-/// `details.strategy`.
-struct Strategy<'a>(Option<Cow<'a, str>>);
-impl<'de> Shape<'de> for Strategy<'de> {
-    fn other() -> Self {
-        Strategy(None)
-    }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut strategy = None;
-        while let Some(Key(k)) = map.next_key::<Key>()? {
-            if k == "strategy" {
-                once(&mut strategy, map.next_value::<Str>()?.0)?;
-            } else {
-                map.next_value::<Skip>()?;
-            }
-        }
-        Ok(Strategy(strategy.flatten()))
-    }
-}
-
-/// `content`: a string, or the `text` blocks of an array joined with spaces
-/// ([`crate::model::entry::content_text`]).
-struct Content<'a>(Option<Cow<'a, str>>);
-impl<'de> Shape<'de> for Content<'de> {
-    fn other() -> Self {
-        Content(None)
-    }
-    fn from_string(s: Cow<'de, str>) -> Self {
-        Content(Some(s))
-    }
-    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
-        let mut out: Option<Cow<'de, str>> = None;
-        while let Some(TextBlock(text)) = seq.next_element::<TextBlock>()? {
-            let Some(t) = text else { continue };
-            out = Some(match out {
-                None => t,
-                Some(prev) => {
-                    let mut s = prev.into_owned();
-                    s.push(' ');
-                    s.push_str(&t);
-                    Cow::Owned(s)
+        self.i += 1;
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+        } else {
+            loop {
+                self.ws();
+                element(self)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b']' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
                 }
-            });
+            }
         }
-        Ok(Content(Some(out.unwrap_or(Cow::Borrowed("")))))
+        self.depth -= 1;
+        Some(())
     }
-}
 
-/// A content block's `text`, when its `type` is `"text"`.
-struct TextBlock<'a>(Option<Cow<'a, str>>);
-impl<'de> Shape<'de> for TextBlock<'de> {
-    fn other() -> Self {
-        TextBlock(None)
+    /// `as_str`: `Some(None)` for a value of another kind.
+    fn str_value(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.peek()? == b'"' {
+            self.string().map(Some)
+        } else {
+            self.skip().map(|_| None)
+        }
     }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut ty: Option<Option<Cow<'de, str>>> = None;
-        let mut text: Option<Option<Cow<'de, str>>> = None;
-        while let Some(Key(k)) = map.next_key::<Key>()? {
-            match k.as_ref() {
-                "type" => once(&mut ty, map.next_value::<Str>()?.0)?,
+
+    /// `as_f64`.
+    fn num_value(&mut self) -> Option<Option<f64>> {
+        if matches!(self.peek()?, b'-' | b'0'..=b'9') {
+            self.number(true)
+        } else {
+            self.skip().map(|_| None)
+        }
+    }
+
+    /// `read` on an object, `other` (after validating it) for a value of another kind.
+    fn object_or<T>(&mut self, other: T, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        if self.peek()? == b'{' {
+            read(self)
+        } else {
+            self.skip().map(|_| other)
+        }
+    }
+
+    /// `usage`: `totalTokens` and `cost.total`; a non-object gives empty facts.
+    fn usage(&mut self) -> Option<UsageFacts> {
+        self.object_or(UsageFacts::default(), |c| {
+            let (mut total, mut cost) = (None, None);
+            c.object(|c, k| match k {
+                "totalTokens" => once(&mut total, c.num_value()?),
+                "cost" => {
+                    let v = c.object_or(None, |c| {
+                        let mut t = None;
+                        c.object(|c, k| {
+                            if k == "total" {
+                                once(&mut t, c.num_value()?)
+                            } else {
+                                c.skip()
+                            }
+                        })?;
+                        Some(t.flatten())
+                    })?;
+                    once(&mut cost, v)
+                }
+                _ => c.skip(),
+            })?;
+            Some(UsageFacts {
+                total_tokens: total.flatten(),
+                cost_total: cost.flatten(),
+            })
+        })
+    }
+
+    /// `details.strategy`.
+    fn strategy(&mut self) -> Option<Option<Cow<'a, str>>> {
+        self.object_or(None, |c| {
+            let mut strategy = None;
+            c.object(|c, k| {
+                if k == "strategy" {
+                    once(&mut strategy, c.str_value()?)
+                } else {
+                    c.skip()
+                }
+            })?;
+            Some(strategy.flatten())
+        })
+    }
+
+    /// `content`: a string, or the `text` blocks of an array joined with spaces
+    /// ([`crate::model::entry::content_text`]); `None` for any other value.
+    fn content(&mut self) -> Option<Option<Cow<'a, str>>> {
+        match self.peek()? {
+            b'"' => self.string().map(Some),
+            b'[' => {
+                let mut out: Option<Cow<'a, str>> = None;
+                self.array(|c| {
+                    let Some(t) = c.text_block()? else {
+                        return Some(());
+                    };
+                    out = Some(match out.take() {
+                        None => t,
+                        Some(prev) => {
+                            let mut s = prev.into_owned();
+                            s.push(' ');
+                            s.push_str(&t);
+                            Cow::Owned(s)
+                        }
+                    });
+                    Some(())
+                })?;
+                Some(Some(out.unwrap_or(Cow::Borrowed(""))))
+            }
+            _ => self.skip().map(|_| None),
+        }
+    }
+
+    /// A content block's `text`, when its `type` is `"text"`.
+    fn text_block(&mut self) -> Option<Option<Cow<'a, str>>> {
+        self.object_or(None, |c| {
+            let mut ty: Option<Option<Cow<'a, str>>> = None;
+            let mut text: Option<Option<Cow<'a, str>>> = None;
+            c.object(|c, k| match k {
+                "type" => once(&mut ty, c.str_value()?),
                 // Only collected while the block may be a text block.
                 "text" if ty.as_ref().is_none_or(|t| t.as_deref() == Some("text")) => {
-                    once(&mut text, map.next_value::<Str>()?.0)?
+                    once(&mut text, c.str_value()?)
                 }
-                "text" => once(&mut text, map.next_value::<Skip>().map(|_| None)?)?,
-                _ => {
-                    map.next_value::<Skip>()?;
+                "text" => {
+                    c.skip()?;
+                    once(&mut text, None)
                 }
-            }
-        }
-        let is_text = ty.flatten().as_deref() == Some("text");
-        Ok(TextBlock(if is_text { text.flatten() } else { None }))
+                _ => c.skip(),
+            })?;
+            let is_text = ty.flatten().as_deref() == Some("text");
+            Some(if is_text { text.flatten() } else { None })
+        })
     }
-}
 
-/// The `message` object of a message entry.
-struct Message<'a>(Option<LiteMessage<'a>>);
-impl<'de> Shape<'de> for Message<'de> {
-    fn other() -> Self {
-        Message(None)
-    }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut m = LiteMessage::default();
-        let (mut role, mut ts, mut usage) = (None, None, None);
-        let mut content: Option<Option<Cow<'de, str>>> = None;
-        while let Some(Key(k)) = map.next_key::<Key>()? {
-            match k.as_ref() {
-                "role" => once(&mut role, map.next_value::<Str>()?.0)?,
-                "timestamp" => once(&mut ts, map.next_value::<Num>()?.0)?,
-                "usage" => once(&mut usage, map.next_value::<Usage>()?.0)?,
+    /// The `message` object of a message entry; `None` for a non-object.
+    fn message(&mut self) -> Option<Option<LiteMessage<'a>>> {
+        self.object_or(None, |c| {
+            let (mut role, mut ts, mut usage) = (None, None, None);
+            let mut content: Option<Option<Cow<'a, str>>> = None;
+            c.object(|c, k| match k {
+                "role" => once(&mut role, c.str_value()?),
+                "timestamp" => once(&mut ts, c.num_value()?),
+                "usage" => once(&mut usage, c.usage()?),
                 "content" => {
                     // Text is only listed for user and assistant messages: once the role is
                     // known to be another (pi writes it first), the content is only validated.
@@ -699,40 +794,33 @@ impl<'de> Shape<'de> for Message<'de> {
                         matches!(r.as_deref(), Some("user" | "assistant"))
                     });
                     let value = if wanted {
-                        map.next_value::<Content>()?.0
+                        c.content()?
                     } else {
-                        map.next_value::<Skip>()?;
+                        c.skip()?;
                         None
                     };
-                    once(&mut content, value)?;
+                    once(&mut content, value)
                 }
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        m.role = role.flatten();
-        m.timestamp = ts.flatten();
-        m.usage = usage;
-        m.has_content = content.is_some();
-        m.text = content.flatten();
-        Ok(Message(Some(m)))
+                _ => c.skip(),
+            })?;
+            Some(Some(LiteMessage {
+                role: role.flatten(),
+                timestamp: ts.flatten(),
+                usage,
+                has_content: content.is_some(),
+                text: content.flatten(),
+            }))
+        })
     }
-}
 
-/// A whole line: `Some` when it is an object (the only lines the fast path handles).
-struct Root<'a>(Option<LiteEntry<'a>>);
-impl<'de> Shape<'de> for Root<'de> {
-    fn other() -> Self {
-        Root(None)
-    }
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+    /// The line's object (at `{`).
+    fn root(&mut self) -> Option<LiteEntry<'a>> {
         let mut e = LiteEntry::default();
         let mut seen_ty = false;
         let (mut seen_message, mut seen_usage, mut seen_details) = (false, false, false);
         let (mut id, mut parent, mut ts, mut name, mut target, mut label, mut summary, mut through) =
             (None, None, None, None, None, None, None, None);
-        while let Some(Key(k)) = map.next_key::<Key>()? {
+        self.object(|c, k| {
             // The entry type, when already read, decides which fields matter (pi writes `type`
             // first); before it is known every candidate field is kept.
             let kind = if seen_ty {
@@ -744,58 +832,54 @@ impl<'de> Shape<'de> for Root<'de> {
             let wants_usage = kind.is_none_or(|kind| {
                 matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary)
             });
-            match k.as_ref() {
+            match k {
                 "type" => {
                     once_seen(&mut seen_ty)?;
-                    e.ty = map.next_value::<Str>()?.0;
+                    e.ty = c.str_value()?;
+                    Some(())
                 }
-                "id" => once(&mut id, map.next_value::<Str>()?.0)?,
-                "parentId" => once(&mut parent, map.next_value::<Str>()?.0)?,
-                "timestamp" => once(&mut ts, map.next_value::<Str>()?.0)?,
+                "id" => once(&mut id, c.str_value()?),
+                "parentId" => once(&mut parent, c.str_value()?),
+                "timestamp" => once(&mut ts, c.str_value()?),
                 "message" => {
                     once_seen(&mut seen_message)?;
                     if wants(EntryKind::Message) {
-                        e.message = map.next_value::<Message>()?.0;
+                        e.message = c.message()?;
+                        Some(())
                     } else {
-                        map.next_value::<Skip>()?;
+                        c.skip()
                     }
                 }
-                "name" if wants(EntryKind::SessionInfo) => {
-                    once(&mut name, map.next_value::<Str>()?.0)?
-                }
-                "targetId" if wants(EntryKind::Label) => {
-                    once(&mut target, map.next_value::<Str>()?.0)?
-                }
-                "label" if wants(EntryKind::Label) => once(&mut label, map.next_value::<Str>()?.0)?,
-                "summary" if wants(EntryKind::SessionSummary) => {
-                    once(&mut summary, map.next_value::<Str>()?.0)?
-                }
+                "name" if wants(EntryKind::SessionInfo) => once(&mut name, c.str_value()?),
+                "targetId" if wants(EntryKind::Label) => once(&mut target, c.str_value()?),
+                "label" if wants(EntryKind::Label) => once(&mut label, c.str_value()?),
+                "summary" if wants(EntryKind::SessionSummary) => once(&mut summary, c.str_value()?),
                 "summarizedThroughId" if wants(EntryKind::SessionSummary) => {
-                    once(&mut through, map.next_value::<Str>()?.0)?
+                    once(&mut through, c.str_value()?)
                 }
                 "usage" => {
                     once_seen(&mut seen_usage)?;
                     if wants_usage {
-                        e.usage = Some(map.next_value::<Usage>()?.0);
+                        e.usage = Some(c.usage()?);
+                        Some(())
                     } else {
-                        map.next_value::<Skip>()?;
+                        c.skip()
                     }
                 }
                 "details" => {
                     once_seen(&mut seen_details)?;
                     if wants(EntryKind::Compaction) {
-                        e.strategy = map.next_value::<Strategy>()?.0;
+                        e.strategy = c.strategy()?;
+                        Some(())
                     } else {
-                        map.next_value::<Skip>()?;
+                        c.skip()
                     }
                 }
                 // Any other key, or one irrelevant to the known type. A duplicate of a skipped
                 // key cannot change the facts, so it needs no check.
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
+                _ => c.skip(),
             }
-        }
+        })?;
         e.id = id.flatten();
         e.parent_id = parent.flatten();
         e.timestamp = ts.flatten();
@@ -804,23 +888,50 @@ impl<'de> Shape<'de> for Root<'de> {
         e.label = label.flatten();
         e.summary = summary.flatten();
         e.summarized_through_id = through.flatten();
-        Ok(Root(Some(e)))
+        Some(e)
     }
 }
 
-deserialize_via_shape!(
-    Skip,
-    Str<'de>,
-    Num,
-    Key<'de>,
-    Usage,
-    CostTotal,
-    Strategy<'de>,
-    Content<'de>,
-    TextBlock<'de>,
-    Message<'de>,
-    Root<'de>
-);
+/// The position of the first byte that ends a run of plain string content: a quote, a
+/// backslash or a control character. Eight bytes at a time (SWAR): for each test, the lowest
+/// flagged byte is exact (a borrow only carries upwards from a byte that matched).
+fn find_special(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().ok()?);
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        let mask = ((quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (x.wrapping_sub(ONES * 0x20) & !x))
+            & HIGH;
+        if mask != 0 {
+            return Some(i + (mask.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    let rest = b.get(i..)?;
+    rest.iter()
+        .position(|&x| (x == b'"') | (x == b'\\') | (x < 0x20))
+        .map(|p| i + p)
+}
+
+/// Stores a field once; a second occurrence sends the line to the full parse (which keeps the
+/// last value), so duplicate keys can never make the paths differ.
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value);
+    Some(())
+}
+
+/// Like [`once`] for fields kept as `Option` of the JSON value (absent vs. present-but-other).
+fn once_seen(seen: &mut bool) -> Option<()> {
+    (!std::mem::replace(seen, true)).then_some(())
+}
 
 #[cfg(test)]
 mod tests {
@@ -872,8 +983,50 @@ mod tests {
     }
 
     #[test]
+    fn skipped_values_with_escapes_numbers_and_spaces_match_the_full_parse() {
+        facts_equal(
+            r#" { "type" : "message" , "id":"a\"b\\c\/\b\f\n\r\t\u00e9\u001b" ,"x":[ 1 , -0 , 0.5e-3 , 1E5 , -12.75 , true , false , null , { } , [ ] , "\u0000" ] , "message":{"role":"user","content":[{"type":"text","text":"a\u0041\n"},{"type":"toolCall","arguments":{"q":"\"}\\"}}],"timestamp":1.5e12,"usage":{"totalTokens":18446744073709551615,"cost":{"total":-0}}} } "#,
+        );
+        facts_equal(
+            r#"{"type":"message","message":{"role":"assistant","content":"plain"},"blob":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk="}"#,
+        );
+        facts_equal(
+            r#"{"type":"message","id":"x","message":{"role":"toolResult","content":"\u00aa \" skipped"}}"#,
+        );
+    }
+
+    #[test]
     fn lines_the_full_parse_rejects_or_repairs_take_the_full_path() {
         for line in [
+            // Tricky but valid: escaped keys, tabs and CRs as whitespace, surrogate pairs.
+            r#"{"\u0074ype":"message","id":"a"}"#,
+            "{\"type\":\t\"message\"}",
+            "{\"type\":\"message\"}\r",
+            r#"{"type":"message","x":"\ud83d\ude00"}"#,
+            // Invalid.
+            r#"{"type":"message","x":"\x"}"#,
+            r#"{"type":"message","x":"\u12"}"#,
+            r#"{"type":"message","x":"\u12g4"}"#,
+            "{\"type\":\"message\",\"x\":\"a\u{1}b\"}",
+            "{\"type\":\"message\",\"x\":\"tab\tin string\"}",
+            r#"{"type":"message","x":01}"#,
+            r#"{"type":"message","x":-}"#,
+            r#"{"type":"message","x":1.}"#,
+            r#"{"type":"message","x":1e}"#,
+            r#"{"type":"message","x":.5}"#,
+            r#"{"type":"message","x":1e309}"#,
+            r#"{"type":"message","x":[1,]}"#,
+            r#"{"type":"message","x":{"a":1,}}"#,
+            r#"{"type":"message",}"#,
+            r#"{"type":"message","x":tru}"#,
+            r#"{"type":"message","x":nul}"#,
+            r#"{"type":"message","x":"unterminated}"#,
+            r#"{"type":"message""x":1}"#,
+            r#"{"type":"message","x"1}"#,
+            r#"{"type":"message","x":[1 2]}"#,
+            r#"{"type":"message"}}"#,
+            r#"{"type":"message"} {}"#,
+            r#"{"type":"compaction","usage":{"totalTokens":1,"totalTokens":2}}"#,
             r#"{"type":"message","message":{"role":"toolResult","content":"\ud800"}}"#,
             r#"{"type":"message","x":1e400}"#,
             r#"{"type":"message","id":"a","id":"b"}"#,
