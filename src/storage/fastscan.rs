@@ -241,8 +241,7 @@ pub fn scan(
     }
     // `tail` is the state including a torn last line, which `state` must not contain.
     let mut tail: Option<ScanState> = None;
-    let remaining = meta.len().saturating_sub(state.offset);
-    let bytes_read = read_lines(&mut file, state.offset, state.lines, remaining, |line| {
+    let bytes_read = read_lines(&mut file, state.offset, state.lines, |line| {
         if line.terminated {
             state.line(&line, mode);
             state.lines = line.number;
@@ -287,72 +286,98 @@ pub fn scan_info_with(
 ) -> Result<SessionInfo, ReadError> {
     let (mut file, meta) = open_regular(path)?;
     let mut state = ScanState::default();
-    read_lines(&mut file, 0, 0, meta.len(), |line| state.line(&line, mode)).map_err(|e| {
-        ReadError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        }
+    read_lines(&mut file, 0, 0, |line| state.line(&line, mode)).map_err(|e| ReadError::Io {
+        path: path.to_path_buf(),
+        source: e,
     })?;
     state.finish(path, agent, meta.len(), mtime_ms(&meta))
 }
 
-/// Files up to this size are read whole into a per-thread buffer that is reused from file to
-/// file (no per-file allocation, no line copied across chunk boundaries); larger ones stream.
-const WHOLE_FILE_MAX: u64 = 16 << 20;
+/// Files are read in chunks of this size into a per-thread buffer reused from file to file: small
+/// enough to stay in the CPU cache between the kernel's copy and the scan (reading whole files
+/// into a large buffer made the copy alone cost more than `cat`), large enough for few reads.
+const CHUNK: usize = 256 << 10;
+/// A buffer grown past this for a long line is given back after the file.
+const KEEP_MAX: usize = 4 << 20;
 
 thread_local! {
     static FILE_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// [`for_each_line`] with the small-file fast path; `expected` is the size still to read
-/// according to the file's metadata. Returns the bytes read.
+/// [`for_each_line`] over a reused per-thread buffer. Returns the bytes read.
 fn read_lines(
     file: &mut File,
     start_offset: u64,
     start_line: usize,
-    expected: u64,
     mut f: impl FnMut(RawLine<'_>),
 ) -> std::io::Result<u64> {
-    if expected > WHOLE_FILE_MAX {
-        return for_each_line(file, start_offset, start_line, f).map(|(n, _)| n);
-    }
     FILE_BUF.with(|cell| {
         let Ok(mut buf) = cell.try_borrow_mut() else {
             return for_each_line(&mut *file, start_offset, start_line, &mut f).map(|(n, _)| n);
         };
-        buf.clear();
-        // The file may have grown since it was stat'ed: read to the end, whatever its size.
-        std::io::Read::read_to_end(file, &mut buf)?;
-        let data: &[u8] = &buf;
-        let mut offset = start_offset;
-        let mut number = start_line;
-        let mut rest = data;
-        while let Some(pos) = memchr::memchr(b'\n', rest) {
+        let result = stream_lines(file, &mut buf, start_offset, start_line, f);
+        if buf.len() > KEEP_MAX {
+            *buf = Vec::new();
+        }
+        result
+    })
+}
+
+fn stream_lines(
+    file: &mut File,
+    buf: &mut Vec<u8>,
+    start_offset: u64,
+    start_line: usize,
+    mut f: impl FnMut(RawLine<'_>),
+) -> std::io::Result<u64> {
+    if buf.len() < CHUNK {
+        buf.resize(CHUNK, 0);
+    }
+    let (mut offset, mut number) = (start_offset, start_line);
+    // `buf[..filled]` holds unconsumed bytes: the start of a line whose end is not read yet.
+    let mut filled = 0;
+    let mut total = 0u64;
+    loop {
+        if filled == buf.len() {
+            // One line longer than the buffer.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match std::io::Read::read(file, &mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        total += n as u64;
+        // The carried-over bytes hold no newline: search only the new ones.
+        let mut search = filled;
+        filled += n;
+        let mut start = 0;
+        while let Some(pos) = memchr::memchr(b'\n', &buf[search..filled]) {
+            let end = search + pos;
             number += 1;
             f(RawLine {
                 offset,
                 number,
-                bytes: &rest[..pos],
+                bytes: &buf[start..end],
                 terminated: true,
             });
-            offset += pos as u64 + 1;
-            rest = &rest[pos + 1..];
+            offset += (end - start) as u64 + 1;
+            start = end + 1;
+            search = start;
         }
-        if !rest.is_empty() {
-            f(RawLine {
-                offset,
-                number: number + 1,
-                bytes: rest,
-                terminated: false,
-            });
-        }
-        let n = data.len() as u64;
-        if buf.capacity() as u64 > WHOLE_FILE_MAX {
-            // A file that grew past the limit while read: do not keep its buffer.
-            *buf = Vec::new();
-        }
-        Ok(n)
-    })
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+    }
+    if filled > 0 {
+        f(RawLine {
+            offset,
+            number: number + 1,
+            bytes: &buf[..filled],
+            terminated: false,
+        });
+    }
+    Ok(total)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -980,6 +1005,34 @@ mod tests {
         facts_equal(
             r#"{"type":"message","id":"t","message":{"role":"toolResult","content":[{"type":"text","text":"big"}]}}"#,
         );
+    }
+
+    #[test]
+    fn chunked_reading_gives_the_lines_of_the_streaming_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut data = Vec::new();
+        for n in [10, CHUNK - 30, 5, 3 * CHUNK + 7, 0, CHUNK, 1] {
+            data.extend(std::iter::repeat_n(b'x', n));
+            data.push(b'\n');
+        }
+        data.extend_from_slice(b"torn");
+        std::fs::write(&path, &data).unwrap();
+        let collect = |chunked: bool, start: u64, line: usize| {
+            let mut file = File::open(&path).unwrap();
+            file.seek(SeekFrom::Start(start)).unwrap();
+            let mut out = Vec::new();
+            let push = |l: RawLine<'_>| out.push((l.offset, l.number, l.bytes.len(), l.terminated));
+            let n = if chunked {
+                read_lines(&mut file, start, line, push).unwrap()
+            } else {
+                for_each_line(&mut file, start, line, push).unwrap().0
+            };
+            (n, out)
+        };
+        assert_eq!(collect(true, 0, 0), collect(false, 0, 0));
+        assert_eq!(collect(true, 11, 1), collect(false, 11, 1));
+        assert_eq!(collect(true, 0, 0).1.len(), 8);
     }
 
     #[test]
