@@ -472,7 +472,9 @@ pub fn to_json(v: &Value) -> String {
 /// Replaces, in serialized JSON, every character a terminal could act on with its `\u` escape.
 /// Such characters only occur inside JSON strings, so the result is the same JSON.
 pub fn escape_inert(s: &str) -> String {
-    if !s.chars().any(needs_json_escape) {
+    // Every such character starts with a byte >= 0x7f: a byte scan (vectorized) rules most
+    // output out without decoding it.
+    if !s.bytes().any(|b| b >= 0x7f) || !s.chars().any(needs_json_escape) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 16);

@@ -168,7 +168,7 @@ fn a_broken_cache_is_rebuilt_silently() {
         write_session(&dir, &format!("s{i}.jsonl"), 5);
     }
     let expected = cold(&dir);
-    let rows = cache.join("index.jsonl");
+    let rows = cache.join("index.bin");
     let damage: Vec<Box<dyn Fn()>> = vec![
         Box::new(|| fs::remove_dir_all(&cache).unwrap()),
         Box::new(|| {
@@ -192,13 +192,20 @@ fn a_broken_cache_is_rebuilt_silently() {
             }
         }),
         Box::new(|| {
-            // An index written by another version.
-            let text = fs::read_to_string(&rows).unwrap();
-            fs::write(
-                &rows,
-                text.replacen("\"version\":", "\"version\":99,\"v\":", 1),
-            )
-            .unwrap();
+            // An index written by another version (with a valid hash).
+            let mut bytes = fs::read(&rows).unwrap();
+            bytes[4..8].copy_from_slice(&99u32.to_le_bytes());
+            let body = bytes.len() - 8;
+            let hash = grove::storage::index::fast_hash(&bytes[..body]);
+            bytes[body..].copy_from_slice(&hash.to_le_bytes());
+            fs::write(&rows, bytes).unwrap();
+        }),
+        Box::new(|| {
+            // One flipped byte in the middle.
+            let mut bytes = fs::read(&rows).unwrap();
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x20;
+            fs::write(&rows, bytes).unwrap();
         }),
     ];
     for (i, damage) in damage.iter().enumerate() {

@@ -62,13 +62,14 @@ use super::read::ReadError;
 use super::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
 use super::scan::{Listing, error_reason, sort_by_modified};
 use crate::model::context::Dialect;
-use crate::model::info::SessionInfo;
+use crate::model::info::{SessionInfo, WorkflowInfo};
 
 /// Bump on any change to the rows, records or [`ScanState`] encoding: older files are ignored
 /// and rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
-const MAGIC: &str = "grove-index";
-const ROWS_FILE: &str = "index.jsonl";
+pub const FORMAT_VERSION: u32 = 3;
+const ROWS_MAGIC: &[u8; 4] = b"GRIX";
+const ROWS_FILE: &str = "index.bin";
+const OLD_ROWS_FILE: &str = "index.jsonl";
 const RECORD_MAGIC: &[u8; 4] = b"GRB1";
 const RECORD_HEADER: usize = 20;
 /// Bytes before the resume offset that must be unchanged for a resumed scan.
@@ -516,22 +517,12 @@ impl Index {
         let Some(log) = &self.log else {
             return Ok(());
         };
-        let mut out = Vec::with_capacity(self.rows.len() * 1024);
-        serde_json::to_writer(
-            &mut out,
-            &serde_json::json!({"magic": MAGIC, "version": FORMAT_VERSION, "blobs": log.name}),
-        )?;
-        out.push(b'\n');
         let mut paths: Vec<&OsString> = self.rows.keys().collect();
         paths.sort();
-        for p in paths {
-            serde_json::to_writer(&mut out, &self.rows[p])?;
-            out.push(b'\n');
-        }
-        let trailer = serde_json::json!({"rows": self.rows.len(), "hash": fast_hash(&out)});
-        serde_json::to_writer(&mut out, &trailer)?;
-        out.push(b'\n');
+        let out = encode_rows(&log.name, paths.into_iter().map(|p| &self.rows[p]));
         write_atomically(&dir.join(ROWS_FILE), &out)?;
+        // The rows file of format 2 and earlier (JSON lines), if still there.
+        let _ = fs::remove_file(dir.join(OLD_ROWS_FILE));
         self.dirty = false;
         remove_stale_logs(&dir, &log.name);
         Ok(())
@@ -694,39 +685,357 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
 /// Reads and checks the rows file; `None` when missing, corrupt or of another version.
 fn read_rows(path: &Path) -> Option<(HashMap<OsString, Row>, String)> {
     let data = fs::read(path).ok()?;
-    let body_end = data.strip_suffix(b"\n")?;
-    let trailer_start = memchr::memrchr(b'\n', body_end)? + 1;
-    #[derive(serde::Deserialize)]
-    struct Trailer {
-        rows: usize,
-        hash: u64,
+    decode_rows(&data)
+}
+
+/// The rows file: `GRIX`, version (u32), blob log name, row count (u64), then each row as its
+/// length (u32) and bytes, then a hash (u64) of every byte before it. Integers are little
+/// endian; strings and paths are a length (u64) and bytes; an `Option` is a 0/1 byte and the
+/// value.
+fn encode_rows<'a>(log_name: &str, rows: impl ExactSizeIterator<Item = &'a Row>) -> Vec<u8> {
+    let mut e = Enc(Vec::with_capacity(rows.len() * 512 + 64));
+    e.0.extend_from_slice(ROWS_MAGIC);
+    e.u32(FORMAT_VERSION);
+    e.str(log_name);
+    e.u64(rows.len() as u64);
+    for row in rows {
+        let at = e.0.len();
+        e.u32(0);
+        encode_row(&mut e, row);
+        let len = (e.0.len() - at - 4) as u32;
+        e.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
-    let trailer: Trailer = serde_json::from_slice(&body_end[trailer_start..]).ok()?;
-    if fast_hash(&data[..trailer_start]) != trailer.hash {
+    let hash = fast_hash(&e.0);
+    e.u64(hash);
+    e.0
+}
+
+fn decode_rows(data: &[u8]) -> Option<(HashMap<OsString, Row>, String)> {
+    let body_len = data.len().checked_sub(8)?;
+    let (body, hash) = data.split_at(body_len);
+    if fast_hash(body) != u64::from_le_bytes(hash.try_into().ok()?) {
         return None;
     }
-    let mut lines = data[..trailer_start].split(|b| *b == b'\n');
-    #[derive(serde::Deserialize)]
-    struct Head {
-        magic: String,
-        version: u32,
-        blobs: String,
-    }
-    let head: Head = serde_json::from_slice(lines.next()?).ok()?;
-    if head.magic != MAGIC || head.version != FORMAT_VERSION || !valid_log_name(&head.blobs) {
+    let mut d = Dec { b: body, i: 0 };
+    if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
         return None;
     }
-    // Parsed on all cores: this is most of a warm listing's work.
-    let lines: Vec<&[u8]> = lines.filter(|l| !l.is_empty()).collect();
-    let parsed: Option<Vec<Row>> = lines
+    let log_name = d.string()?;
+    if !valid_log_name(&log_name) {
+        return None;
+    }
+    let count = usize::try_from(d.u64()?).ok()?;
+    let mut slices = Vec::with_capacity(count.min(body.len() / 4));
+    for _ in 0..count {
+        let len = d.u32()? as usize;
+        slices.push(d.take(len)?);
+    }
+    if d.i != body.len() {
+        return None;
+    }
+    // Decoded on all cores: this is most of a warm listing's work.
+    let parsed: Option<Vec<Row>> = slices
         .par_iter()
-        .map(|line| serde_json::from_slice::<Row>(line).ok())
+        .map(|bytes| {
+            let mut d = Dec { b: bytes, i: 0 };
+            let row = decode_row(&mut d)?;
+            (d.i == bytes.len()).then_some(row)
+        })
         .collect();
     let rows: HashMap<OsString, Row> = parsed?
         .into_iter()
         .map(|row| (row.path.clone().into_os_string(), row))
         .collect();
-    (rows.len() == trailer.rows).then_some((rows, head.blobs))
+    (rows.len() == count).then_some((rows, log_name))
+}
+
+struct Enc(Vec<u8>);
+
+impl Enc {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bool(&mut self, v: bool) {
+        self.u8(u8::from(v));
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        self.u64(v.len() as u64);
+        self.0.extend_from_slice(v);
+    }
+    fn str(&mut self, v: &str) {
+        self.bytes(v.as_bytes());
+    }
+    fn path(&mut self, p: &Path) {
+        #[cfg(unix)]
+        self.bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()));
+        #[cfg(not(unix))]
+        self.str(&p.to_string_lossy());
+    }
+    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
+        match v {
+            None => self.u8(0),
+            Some(v) => {
+                self.u8(1);
+                f(self, v);
+            }
+        }
+    }
+    fn opt_str(&mut self, v: &Option<String>) {
+        self.opt(v.as_deref(), Enc::str);
+    }
+    fn dialect(&mut self, v: Dialect) {
+        self.u8(match v {
+            Dialect::Pi => 0,
+            Dialect::Atomic => 1,
+        });
+    }
+    fn blob(&mut self, b: BlobRef) {
+        self.u64(b.off);
+        self.u64(b.len);
+        self.u64(b.hash);
+    }
+}
+
+/// Reads what [`Enc`] wrote; `None` on truncated or malformed bytes.
+struct Dec<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Dec<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.i..self.i.checked_add(n)?)?;
+        self.i += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn bool(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        self.take(len)
+    }
+    fn string(&mut self) -> Option<String> {
+        std::str::from_utf8(self.bytes()?).ok().map(str::to_owned)
+    }
+    fn path(&mut self) -> Option<PathBuf> {
+        #[cfg(unix)]
+        return Some(PathBuf::from(
+            <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(self.bytes()?),
+        ));
+        #[cfg(not(unix))]
+        return self.string().map(PathBuf::from);
+    }
+    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => f(self).map(Some),
+            _ => None,
+        }
+    }
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        self.opt(Dec::string)
+    }
+    fn dialect(&mut self) -> Option<Dialect> {
+        match self.u8()? {
+            0 => Some(Dialect::Pi),
+            1 => Some(Dialect::Atomic),
+            _ => None,
+        }
+    }
+    fn blob(&mut self) -> Option<BlobRef> {
+        Some(BlobRef {
+            off: self.u64()?,
+            len: self.u64()?,
+            hash: self.u64()?,
+        })
+    }
+}
+
+// Destructuring without `..`: a field added to `Row`, `FileKey` or `SessionInfo` does not
+// compile until it is encoded (and `FORMAT_VERSION` bumped).
+fn encode_row(e: &mut Enc, row: &Row) {
+    let Row {
+        path,
+        key,
+        detected_agent,
+        info,
+        cost_bits,
+        problem,
+        text,
+        state,
+        resume_offset,
+        tail_hash,
+        text_in_state,
+    } = row;
+    let FileKey {
+        size,
+        mtime,
+        ctime,
+        ino,
+        dev,
+    } = key;
+    e.path(path);
+    e.u64(*size);
+    e.i64(mtime.0);
+    e.u32(mtime.1);
+    e.i64(ctime.0);
+    e.u32(ctime.1);
+    e.u64(*ino);
+    e.u64(*dev);
+    e.opt(*detected_agent, Enc::dialect);
+    e.opt(info.as_ref(), encode_info);
+    e.u64(*cost_bits);
+    e.opt_str(problem);
+    e.opt(*text, Enc::blob);
+    e.opt(*state, Enc::blob);
+    e.u64(*resume_offset);
+    e.u64(*tail_hash);
+    e.bool(*text_in_state);
+}
+
+fn decode_row(d: &mut Dec<'_>) -> Option<Row> {
+    Some(Row {
+        path: d.path()?,
+        key: FileKey {
+            size: d.u64()?,
+            mtime: (d.i64()?, d.u32()?),
+            ctime: (d.i64()?, d.u32()?),
+            ino: d.u64()?,
+            dev: d.u64()?,
+        },
+        detected_agent: d.opt(Dec::dialect)?,
+        info: d.opt(decode_info)?,
+        cost_bits: d.u64()?,
+        problem: d.opt_string()?,
+        text: d.opt(Dec::blob)?,
+        state: d.opt(Dec::blob)?,
+        resume_offset: d.u64()?,
+        tail_hash: d.u64()?,
+        text_in_state: d.bool()?,
+    })
+}
+
+fn encode_info(e: &mut Enc, info: &SessionInfo) {
+    let SessionInfo {
+        path,
+        id,
+        cwd,
+        name,
+        parent_session_path,
+        created_ms,
+        modified_ms,
+        message_count,
+        first_message,
+        agent,
+        version,
+        bytes,
+        entry_count,
+        leaf_count,
+        label_count,
+        has_name,
+        internal,
+        workflow,
+        summary,
+        total_tokens,
+        cost,
+        parse_issues,
+        first_issue,
+        all_messages_text,
+    } = info;
+    e.path(path);
+    e.str(id);
+    e.str(cwd);
+    e.opt_str(name);
+    e.opt_str(parent_session_path);
+    e.opt(*created_ms, Enc::i64);
+    e.i64(*modified_ms);
+    e.u64(*message_count);
+    e.str(first_message);
+    e.dialect(*agent);
+    e.u32(*version);
+    e.u64(*bytes);
+    e.u64(*entry_count);
+    e.u64(*leaf_count);
+    e.u64(*label_count);
+    e.bool(*has_name);
+    e.bool(*internal);
+    e.opt(workflow.as_ref(), |e, w| {
+        let WorkflowInfo {
+            run_id,
+            stage_id,
+            stage_name,
+        } = w;
+        e.str(run_id);
+        e.str(stage_id);
+        e.str(stage_name);
+    });
+    e.opt_str(summary);
+    e.u64(*total_tokens);
+    e.u64(cost.to_bits());
+    e.u64(*parse_issues);
+    e.opt_str(first_issue);
+    e.str(all_messages_text);
+}
+
+fn decode_info(d: &mut Dec<'_>) -> Option<SessionInfo> {
+    Some(SessionInfo {
+        path: d.path()?,
+        id: d.string()?,
+        cwd: d.string()?,
+        name: d.opt_string()?,
+        parent_session_path: d.opt_string()?,
+        created_ms: d.opt(Dec::i64)?,
+        modified_ms: d.i64()?,
+        message_count: d.u64()?,
+        first_message: d.string()?,
+        agent: d.dialect()?,
+        version: d.u32()?,
+        bytes: d.u64()?,
+        entry_count: d.u64()?,
+        leaf_count: d.u64()?,
+        label_count: d.u64()?,
+        has_name: d.bool()?,
+        internal: d.bool()?,
+        workflow: d.opt(|d| {
+            Some(WorkflowInfo {
+                run_id: d.string()?,
+                stage_id: d.string()?,
+                stage_name: d.string()?,
+            })
+        })?,
+        summary: d.opt_string()?,
+        total_tokens: d.u64()?,
+        cost: f64::from_bits(d.u64()?),
+        parse_issues: d.u64()?,
+        first_issue: d.opt_string()?,
+        all_messages_text: d.string()?,
+    })
 }
 
 fn valid_log_name(name: &str) -> bool {
@@ -894,4 +1203,107 @@ fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_rows() -> Vec<Row> {
+        let info = SessionInfo {
+            path: PathBuf::from("/s/a é.jsonl"),
+            id: "id".into(),
+            cwd: "/w".into(),
+            name: Some("n".into()),
+            parent_session_path: Some("/p".into()),
+            created_ms: Some(-5),
+            modified_ms: 1_700_000_000_000,
+            message_count: 3,
+            first_message: "hi\n\u{202e}".into(),
+            agent: Dialect::Atomic,
+            version: 3,
+            bytes: 99,
+            entry_count: 7,
+            leaf_count: 2,
+            label_count: 1,
+            has_name: true,
+            internal: false,
+            workflow: Some(WorkflowInfo {
+                run_id: "r".into(),
+                stage_id: "s".into(),
+                stage_name: "t".into(),
+            }),
+            summary: Some("sum".into()),
+            total_tokens: u64::MAX,
+            cost: 0.1 + 0.2,
+            parse_issues: 4,
+            first_issue: Some("line 2".into()),
+            all_messages_text: String::new(),
+        };
+        let key = FileKey {
+            size: 99,
+            mtime: (1, 2),
+            ctime: (-3, 4),
+            ino: 5,
+            dev: 6,
+        };
+        let blob = BlobRef {
+            off: 1,
+            len: 2,
+            hash: 3,
+        };
+        vec![
+            Row {
+                path: info.path.clone(),
+                key: key.clone(),
+                detected_agent: Some(Dialect::Pi),
+                cost_bits: info.cost.to_bits(),
+                info: Some(info),
+                problem: None,
+                text: Some(blob),
+                state: None,
+                resume_offset: 10,
+                tail_hash: 11,
+                text_in_state: true,
+            },
+            Row {
+                path: PathBuf::from("/s/bad.jsonl"),
+                key,
+                detected_agent: None,
+                info: None,
+                cost_bits: 0,
+                problem: Some("no header".into()),
+                text: None,
+                state: Some(blob),
+                resume_offset: 0,
+                tail_hash: 0,
+                text_in_state: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn rows_round_trip_through_the_binary_encoding() {
+        let rows = sample_rows();
+        let bytes = encode_rows("blobs-1.bin", rows.iter());
+        let (decoded, log) = decode_rows(&bytes).expect("decodes");
+        assert_eq!(log, "blobs-1.bin");
+        assert_eq!(decoded.len(), rows.len());
+        for row in &rows {
+            assert_eq!(decoded.get(row.path.as_os_str()), Some(row));
+        }
+    }
+
+    #[test]
+    fn damaged_rows_are_rejected_without_panicking() {
+        let bytes = encode_rows("blobs-1.bin", sample_rows().iter());
+        for len in 0..bytes.len() {
+            assert!(decode_rows(&bytes[..len]).is_none(), "truncated to {len}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x01;
+            assert!(decode_rows(&b).is_none(), "byte {i} flipped");
+        }
+    }
 }
