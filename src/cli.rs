@@ -238,7 +238,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 .collect();
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {
-                write_json_array(&mut out, sessions.iter().map(|s| info_json(s)))?;
+                write_sessions_json(&mut out, &sessions)?;
             } else {
                 for s in sessions {
                     writeln!(
@@ -444,8 +444,88 @@ pub fn info_json(s: &SessionInfo) -> Value {
     })
 }
 
+/// [`info_json`] as a borrowed struct: the same keys in the same order, so serde_json writes
+/// the same bytes without building a `Value` per session (a listing of 10k sessions).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InfoJson<'a> {
+    path: &'a Path,
+    id: &'a str,
+    cwd: &'a str,
+    name: &'a Option<String>,
+    parent_session_path: &'a Option<String>,
+    created: Option<String>,
+    modified: String,
+    message_count: u64,
+    first_message: &'a str,
+    agent: Dialect,
+    version: u32,
+    bytes: u64,
+    entry_count: u64,
+    leaf_count: u64,
+    label_count: u64,
+    has_name: bool,
+    internal: bool,
+    workflow: &'a Option<crate::model::info::WorkflowInfo>,
+    summary: &'a Option<String>,
+    total_tokens: u64,
+    cost: f64,
+    parse_issues: u64,
+}
+
+/// `write_json_array(out, sessions.map(info_json))`, byte for byte, through one reused buffer.
+fn write_sessions_json(out: &mut dyn Write, sessions: &[&SessionInfo]) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(4096);
+    let mut first = true;
+    for s in sessions {
+        buf.clear();
+        let item = InfoJson {
+            path: &s.path,
+            id: &s.id,
+            cwd: &s.cwd,
+            name: &s.name,
+            parent_session_path: &s.parent_session_path,
+            created: s.created_iso(),
+            modified: s.modified_iso(),
+            message_count: s.message_count,
+            first_message: &s.first_message,
+            agent: s.agent,
+            version: s.version,
+            bytes: s.bytes,
+            entry_count: s.entry_count,
+            leaf_count: s.leaf_count,
+            label_count: s.label_count,
+            has_name: s.has_name,
+            internal: s.internal,
+            workflow: &s.workflow,
+            summary: &s.summary,
+            total_tokens: s.total_tokens,
+            cost: s.cost,
+            parse_issues: s.parse_issues,
+        };
+        let mut ser = serde_json::Serializer::with_formatter(
+            &mut buf,
+            serde_json::ser::PrettyFormatter::with_indent(b"  "),
+        );
+        serde::Serialize::serialize(&item, &mut ser).map_err(io::Error::other)?;
+        let text = escape_inert(std::str::from_utf8(&buf).map_err(io::Error::other)?);
+        out.write_all(if first { b"[\n  " } else { b",\n  " })?;
+        first = false;
+        // Pretty JSON never has a raw newline inside a string: indenting by lines is exact.
+        let mut rest = text.as_bytes();
+        while let Some(p) = memchr::memchr(b'\n', rest) {
+            out.write_all(&rest[..=p])?;
+            out.write_all(b"  ")?;
+            rest = &rest[p + 1..];
+        }
+        out.write_all(rest)?;
+    }
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })
+}
+
 /// Writes `[items]` exactly as `to_json(&Value::Array(items))` would, one item at a time
-/// (no 10 MB string for 10k sessions).
+/// (the reference for [`write_sessions_json`]).
+#[cfg(test)]
 fn write_json_array(out: &mut dyn Write, items: impl Iterator<Item = Value>) -> io::Result<()> {
     let mut first = true;
     for item in items {
@@ -886,4 +966,65 @@ fn confirm(prompt: &str, expected: &str) -> Result<bool, CliError> {
 /// `now` as an ISO string, for messages.
 pub fn now_iso() -> String {
     format_iso_ms(crate::storage::append::now_ms())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::info::WorkflowInfo;
+
+    #[test]
+    fn the_session_writer_matches_the_value_writer() {
+        let base = SessionInfo {
+            path: PathBuf::from("/s/caf\u{e9} \u{202e}x.jsonl"),
+            id: "id\u{1b}[31m".into(),
+            cwd: "/w \"q\"".into(),
+            name: Some("n\u{200b}\u{9b}".into()),
+            parent_session_path: None,
+            created_ms: None,
+            modified_ms: -1,
+            message_count: 3,
+            first_message: "line\nbreak \u{1F600} \u{e0041}".into(),
+            agent: Dialect::Atomic,
+            version: 3,
+            bytes: u64::MAX,
+            entry_count: 7,
+            leaf_count: 2,
+            label_count: 1,
+            has_name: true,
+            internal: true,
+            workflow: Some(WorkflowInfo {
+                run_id: "r".into(),
+                stage_id: "s".into(),
+                stage_name: "t\u{2028}".into(),
+            }),
+            summary: Some(String::new()),
+            total_tokens: 12,
+            cost: 0.1 + 0.2,
+            parse_issues: 4,
+            first_issue: Some("line 2".into()),
+            all_messages_text: "not listed".into(),
+        };
+        let mut sessions = vec![base.clone()];
+        for cost in [f64::NAN, f64::INFINITY, 0.0, -0.0, 1e300, 5e-324] {
+            sessions.push(SessionInfo {
+                cost,
+                workflow: None,
+                name: None,
+                created_ms: Some(1_700_000_000_123),
+                ..base.clone()
+            });
+        }
+        for n in [0, 1, sessions.len()] {
+            let refs: Vec<&SessionInfo> = sessions[..n].iter().collect();
+            let mut fast = Vec::new();
+            write_sessions_json(&mut fast, &refs).unwrap();
+            let mut reference = Vec::new();
+            write_json_array(&mut reference, refs.iter().map(|s| info_json(s))).unwrap();
+            assert_eq!(
+                String::from_utf8(fast).unwrap(),
+                String::from_utf8(reference).unwrap()
+            );
+        }
+    }
 }

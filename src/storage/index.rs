@@ -50,6 +50,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -115,13 +116,29 @@ pub struct ListStats {
     pub persist_error: Option<String>,
 }
 
+/// Rows by path. Keyed by the path's bytes (hashing a `Path` walks its components), with
+/// [`KeyHasher`]: SipHash was a tenth of a warm listing, and these keys are not adversarial.
+type RowMap = HashMap<OsString, Row, BuildHasherDefault<KeyHasher>>;
+
+/// A fast non-cryptographic hasher for paths (the mix of [`fast_hash`]).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = fast_hash(bytes) ^ self.0.rotate_left(17);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// The index of session files (see the module docs).
 #[derive(Debug)]
 pub struct Index {
     /// `None` = disabled (`--no-cache`).
     dir: Option<PathBuf>,
-    /// Keyed by the path's bytes (hashing a `Path` walks its components: slow for 10k rows).
-    rows: HashMap<OsString, Row>,
+    rows: RowMap,
     /// The blob log the rows refer to.
     log: Option<BlobLog>,
     dirty: bool,
@@ -218,7 +235,7 @@ impl Index {
     pub fn open_at(dir: &Path) -> Index {
         let mut index = Index {
             dir: Some(dir.to_path_buf()),
-            rows: HashMap::new(),
+            rows: RowMap::default(),
             log: None,
             dirty: false,
             stats: ListStats::default(),
@@ -236,7 +253,7 @@ impl Index {
     pub fn disabled() -> Index {
         Index {
             dir: None,
-            rows: HashMap::new(),
+            rows: RowMap::default(),
             log: None,
             dirty: false,
             stats: ListStats::default(),
@@ -369,7 +386,7 @@ impl Index {
 
         // Files that disappeared from the roots listed now.
         if enabled {
-            let listed: HashSet<&OsStr> = sessions
+            let listed: HashSet<&OsStr, BuildHasherDefault<KeyHasher>> = sessions
                 .iter()
                 .map(|s| s.path.as_os_str())
                 .chain(problems.iter().map(|p| p.path.as_os_str()))
@@ -683,7 +700,7 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
 }
 
 /// Reads and checks the rows file; `None` when missing, corrupt or of another version.
-fn read_rows(path: &Path) -> Option<(HashMap<OsString, Row>, String)> {
+fn read_rows(path: &Path) -> Option<(RowMap, String)> {
     let data = fs::read(path).ok()?;
     decode_rows(&data)
 }
@@ -710,7 +727,7 @@ fn encode_rows<'a>(log_name: &str, rows: impl ExactSizeIterator<Item = &'a Row>)
     e.0
 }
 
-fn decode_rows(data: &[u8]) -> Option<(HashMap<OsString, Row>, String)> {
+fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
     let body_len = data.len().checked_sub(8)?;
     let (body, hash) = data.split_at(body_len);
     if fast_hash(body) != u64::from_le_bytes(hash.try_into().ok()?) {
@@ -735,14 +752,14 @@ fn decode_rows(data: &[u8]) -> Option<(HashMap<OsString, Row>, String)> {
     }
     // Decoded on all cores: this is most of a warm listing's work.
     let parsed: Option<Vec<Row>> = slices
-        .par_iter()
+        .iter()
         .map(|bytes| {
             let mut d = Dec { b: bytes, i: 0 };
             let row = decode_row(&mut d)?;
             (d.i == bytes.len()).then_some(row)
         })
         .collect();
-    let rows: HashMap<OsString, Row> = parsed?
+    let rows: RowMap = parsed?
         .into_iter()
         .map(|row| (row.path.clone().into_os_string(), row))
         .collect();
