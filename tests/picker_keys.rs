@@ -1,6 +1,6 @@
 //! Key-sequence tests: events in, state and effects out. No terminal, no files.
 
-#[path = "picker_support.rs"]
+#[path = "picker_support/mod.rs"]
 mod support;
 
 use grove::app::event::{Effect, Event, ScanUpdate};
