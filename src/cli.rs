@@ -19,7 +19,7 @@ use crate::storage::fork::fork_session;
 use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
-use crate::storage::scan::{Listing, list_sessions};
+use crate::storage::scan::Listing;
 use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::ui::sanitize::sanitize_line;
 
@@ -258,13 +258,13 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             std::mem::forget(index);
         }
         Command::Show { session, json } => {
-            let (path, agent) = resolve_session(&roots, &session)?;
+            let (path, agent) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             show(out, &path, &s, agent, json)?;
         }
         Command::Tree { session, json } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let s = load_for_display(&path)?;
             tree(out, &s, json)?;
         }
@@ -273,7 +273,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             leaf,
             json,
         } => {
-            let (path, agent) = resolve_session(&roots, &session)?;
+            let (path, agent) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             let choice = leaf_choice(&s, leaf.as_deref())?;
@@ -286,7 +286,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             text,
             clear,
         } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             if text.is_none() && !clear {
                 return Err(msg("give the label TEXT, or --clear to remove it"));
             }
@@ -302,12 +302,12 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
         }
         Command::Rename { session, name } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let a = append_entry(&path, NewEntry::Rename { name })?;
             writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
         }
         Command::Checkout { session, entry } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let s = load_session(&path)?;
             let target = resolve_entry(&s, &entry)?;
             let a = append_entry(&path, NewEntry::Checkout { target_id: target })?;
@@ -318,7 +318,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             )?;
         }
         Command::Fork { session, at } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let at = match at {
                 Some(a) => Some(resolve_entry(&load_session(&path)?, &a)?),
                 None => None,
@@ -335,7 +335,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             yes,
             permanent,
         } => {
-            let (path, _) = resolve_session(&roots, &session)?;
+            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             check_in_roots(&path, &roots)?;
             rm(out, &path, yes, permanent)?;
         }
@@ -345,7 +345,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             format,
             output,
         } => {
-            let (path, agent) = resolve_session(&roots, &session)?;
+            let (path, agent) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             let ctx = build_context(&s, leaf_choice(&s, leaf.as_deref())?, agent);
@@ -580,6 +580,7 @@ fn needs_json_escape(c: char) -> bool {
 pub fn resolve_session(
     roots: &[SessionRoot],
     arg: &str,
+    no_cache: bool,
 ) -> Result<(PathBuf, Option<Dialect>), CliError> {
     let as_path = Path::new(arg);
     if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
@@ -588,7 +589,8 @@ pub fn resolve_session(
         }
         return Err(msg(format!("{}: no such file", sanitize_line(arg))));
     }
-    let listing = list_sessions(roots);
+    // Through the index, so naming a session by id or name costs one stat per file when warm.
+    let listing = Index::open(no_cache).list(roots, ListOptions::default(), |_| {});
     let all = &listing.sessions;
     let pick = |v: Vec<&SessionInfo>| -> Result<Option<(PathBuf, Option<Dialect>)>, CliError> {
         match v.len() {

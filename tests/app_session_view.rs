@@ -1,7 +1,7 @@
 //! The session view hosted by the app: Enter opens it, its writes run as effects whose results
 //! come back to it, the picker row is refreshed, and Esc returns to the picker unchanged.
 
-#[path = "picker_support.rs"]
+#[path = "picker_support/mod.rs"]
 mod support;
 
 use std::sync::Arc;

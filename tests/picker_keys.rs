@@ -1,6 +1,6 @@
 //! Key-sequence tests: events in, state and effects out. No terminal, no files.
 
-#[path = "picker_support.rs"]
+#[path = "picker_support/mod.rs"]
 mod support;
 
 use grove::app::event::{Effect, Event, ScanUpdate};
@@ -547,5 +547,36 @@ fn help_scrolls_when_it_does_not_fit_and_other_keys_close_it() {
     h.key(KeyCode::PageDown);
     assert!(h.render().contains("re:<regex>"), "{}", h.render());
     h.key(KeyCode::Char('x'));
+    assert_eq!(h.state.mode, Mode::Normal);
+}
+
+#[test]
+fn unreadable_files_are_reported_and_listed() {
+    let mut h = Harness::new(100, 30);
+    let generation = h.scan_generation();
+    h.send(Event::ScanResult {
+        generation,
+        update: ScanUpdate::Found(1),
+    });
+    h.send(Event::ScanResult {
+        generation,
+        update: ScanUpdate::Failed(vec![grove::storage::roots::Skipped {
+            path: "/home/u/.pi/agent/sessions/--x--/bad\u{1b}[2J.jsonl".into(),
+            reason: "no session header on the first line".into(),
+        }]),
+    });
+    h.send(Event::ScanResult {
+        generation,
+        update: ScanUpdate::Done,
+    });
+    let status = h.state.status.as_ref().map(|s| s.text.clone()).unwrap();
+    assert!(status.contains("1 file could not be read"), "{status}");
+    assert!(status.contains("ctrl+e"), "{status}");
+    h.ctrl('e');
+    assert_eq!(h.state.mode, Mode::Problems { scroll: 0 });
+    let screen = h.render();
+    assert!(screen.contains("no session header"), "{screen}");
+    assert!(screen.contains("bad^[[2J.jsonl"), "{screen}");
+    h.key(KeyCode::Esc);
     assert_eq!(h.state.mode, Mode::Normal);
 }

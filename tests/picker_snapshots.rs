@@ -1,7 +1,7 @@
 //! Snapshots of the rendered picker (ratatui TestBackend) at three sizes, with "now" fixed at
 //! 2026-11-30T12:00:00Z so ages are stable. Review changes with `cargo insta review`.
 
-#[path = "picker_support.rs"]
+#[path = "picker_support/mod.rs"]
 mod support;
 
 use grove::app::event::{Event, ScanUpdate};

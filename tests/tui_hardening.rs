@@ -6,7 +6,7 @@
 //! once; these tests do the same and count the work that comes out (no timing).
 
 mod common;
-#[path = "picker_support.rs"]
+#[path = "picker_support/mod.rs"]
 mod support;
 
 use std::path::{Path, PathBuf};

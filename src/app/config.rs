@@ -11,7 +11,7 @@
 //! atomic = "atomic --session {path}"
 //!
 //! [keys]             # action = key or [keys]; see the help overlay (F1) for action names
-//! rename = "ctrl+e"
+//! rename = "alt+r"
 //! resume = ["ctrl+o", "alt+enter"]
 //! ```
 

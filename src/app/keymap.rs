@@ -36,6 +36,8 @@ pub enum Action {
     Rename,
     Delete,
     Undo,
+    /// List the files that could not be read as sessions, with the reason.
+    Problems,
     Help,
     /// Esc: clears the query, else quits (in the view: back to the list).
     Back,
@@ -57,7 +59,7 @@ const PICKER: &[KeyContext] = &[KeyContext::Picker];
 const BOTH: &[KeyContext] = &[KeyContext::Picker, KeyContext::View];
 
 impl Action {
-    pub const ALL: [Action; 20] = [
+    pub const ALL: [Action; 21] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -75,6 +77,7 @@ impl Action {
         Action::Rename,
         Action::Delete,
         Action::Undo,
+        Action::Problems,
         Action::Help,
         Action::Back,
         Action::Quit,
@@ -137,6 +140,12 @@ impl Action {
                 "undo",
                 Some("undo"),
                 "restore the last deleted session",
+                PICKER,
+            ),
+            Action::Problems => (
+                "problems",
+                None,
+                "list the files that could not be read, and why",
                 PICKER,
             ),
             Action::Help => ("help", Some("help"), "this help", BOTH),
@@ -343,6 +352,7 @@ impl Default for Keymap {
                 query_empty_only: true,
             },
             b(KeySpec::ctrl('z'), Action::Undo),
+            b(KeySpec::ctrl('e'), Action::Problems),
             b(KeySpec::plain(K::F(1)), Action::Help),
             Binding {
                 key: KeySpec::plain(K::Char('?')),

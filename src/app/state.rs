@@ -175,6 +175,10 @@ pub enum Mode {
     Help {
         scroll: u16,
     },
+    /// The files that could not be read as sessions, scrolled down by this many lines.
+    Problems {
+        scroll: u16,
+    },
     Rename {
         record: usize,
         input: TextInput,

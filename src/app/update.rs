@@ -269,8 +269,9 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
             picker.loading.done = true;
             let n = picker.problems.len();
             if n > 0 {
+                let key = state.keymap.key_label(Action::Problems);
                 let text = format!(
-                    "{n} file{} could not be read as sessions (see `grove list`)",
+                    "{n} file{} could not be read as sessions · {key} lists them",
                     if n == 1 { "" } else { "s" }
                 );
                 set_status(state, text, StatusKind::Warning);
@@ -329,6 +330,15 @@ fn list_height(state: &AppState) -> usize {
 fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
     let is_ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
     match &mut state.mode {
+        Mode::Problems { scroll } => {
+            let scroll = *scroll;
+            let lines = state.picker.problems.len();
+            state.mode = match crate::ui::help::help_key(&key, scroll, lines) {
+                crate::ui::help::HelpKey::Scroll(s) => Mode::Problems { scroll: s },
+                crate::ui::help::HelpKey::Close => Mode::Normal,
+            };
+            return;
+        }
         Mode::Help { scroll } => {
             let scroll = *scroll;
             let lines = crate::ui::help::picker_help_lines(state).len() + 2;
@@ -616,6 +626,17 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
             None => set_status(state, "Nothing to undo".into(), StatusKind::Info),
         },
         Action::Help => state.mode = Mode::Help { scroll: 0 },
+        Action::Problems => {
+            if state.picker.problems.is_empty() {
+                set_status(
+                    state,
+                    "Every file was read as a session".into(),
+                    StatusKind::Info,
+                );
+            } else {
+                state.mode = Mode::Problems { scroll: 0 };
+            }
+        }
         Action::Back => {
             if state.picker.query.text().is_empty() {
                 fx.push(Effect::Quit {

@@ -9,6 +9,7 @@ use unicode_width::UnicodeWidthStr;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::sanitize::sanitize_line;
 use super::theme::Theme;
 use crate::app::keymap::KeyContext;
 use crate::app::state::{AppState, Screen};
@@ -137,4 +138,28 @@ pub fn picker_help_lines(state: &AppState) -> Vec<Line<'static>> {
 pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
     let lines = picker_help_lines(state);
     draw_help_popup(frame, area, " Keys ", lines, scroll, &state.theme);
+}
+
+/// The files that could not be read as sessions, each with the reason.
+pub fn draw_problems(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
+    let t = &state.theme;
+    let home = state.options.home.as_deref();
+    let lines = state
+        .picker
+        .problems
+        .iter()
+        .map(|p| {
+            let path = p.path.to_string_lossy();
+            let shown = match home {
+                Some(h) if path.starts_with(&format!("{h}/")) => format!("~{}", &path[h.len()..]),
+                _ => path.into_owned(),
+            };
+            Line::from(vec![
+                Span::styled(sanitize_line(&shown).into_owned(), t.accent),
+                Span::raw("  "),
+                Span::raw(sanitize_line(&p.reason).into_owned()),
+            ])
+        })
+        .collect();
+    draw_help_popup(frame, area, " Unreadable files ", lines, scroll, t);
 }

@@ -37,6 +37,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     }
     match state.mode {
         Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
+        Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
     }
