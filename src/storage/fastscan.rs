@@ -14,9 +14,8 @@
 //! * strings are skipped eight bytes at a time up to the next quote, backslash or control
 //!   character; a raw control character, an escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`
 //!   and any `\u` escape of a surrogate (lone or paired) give up; keys with escapes give up;
-//! * numbers are checked against the JSON grammar; one with an exponent or more than 18
-//!   characters (which may be out of range), and every number that is kept, goes through
-//!   serde_json's own number parse;
+//! * numbers are checked against the JSON grammar; one that may overflow (integer digits plus
+//!   exponent above 300), and every number that is kept, goes through serde_json's own parse;
 //! * whitespace other than spaces, nesting deeper than 100 (serde_json allows 128), trailing
 //!   bytes and any structural error give up;
 //! * a second occurrence of a key the facts depend on gives up (the full parse keeps the last);
@@ -552,8 +551,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A number (at its first byte): validated by its grammar; the value, and any number with
-    /// an exponent or many digits (which may be out of range), through serde_json's own parse.
+    /// A number (at its first byte): validated by its grammar; the value, and any number that
+    /// may be out of range, through serde_json's own parse.
     fn number(&mut self, want: bool) -> Option<Option<f64>> {
         let start = self.i;
         let b = self.b;
@@ -568,23 +567,33 @@ impl<'a> Cursor<'a> {
         if b.get(i) == Some(&b'-') {
             i += 1;
         }
+        let int_start = i;
         if b.get(i) == Some(&b'0') {
             i += 1;
         } else {
             i = digits(i)?;
         }
+        // serde_json rejects a number only when it overflows to infinity: below 10^300 (the
+        // integer digits plus the exponent, fraction ignored) it cannot.
+        let mut magnitude = (i - int_start) as i64;
         if b.get(i) == Some(&b'.') {
             i = digits(i + 1)?;
         }
-        let mut unusual = i - start > 18;
         if matches!(b.get(i), Some(b'e' | b'E')) {
             i += 1;
+            let negative = b.get(i) == Some(&b'-');
             if matches!(b.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
+            let exp_start = i;
             i = digits(i)?;
-            unusual = true;
+            let exp = self.s.get(exp_start..i)?;
+            magnitude = match exp.parse::<i64>() {
+                Ok(e) if exp.len() <= 4 => magnitude + if negative { -e } else { e },
+                _ => i64::MAX,
+            };
         }
+        let unusual = magnitude > 300;
         self.i = i;
         if !(want || unusual) {
             return Some(None);
@@ -1041,6 +1050,9 @@ mod tests {
             r#" { "type" : "message" , "id":"a\"b\\c\/\b\f\n\r\t\u00e9\u001b" ,"x":[ 1 , -0 , 0.5e-3 , 1E5 , -12.75 , true , false , null , { } , [ ] , "\u0000" ] , "message":{"role":"user","content":[{"type":"text","text":"a\u0041\n"},{"type":"toolCall","arguments":{"q":"\"}\\"}}],"timestamp":1.5e12,"usage":{"totalTokens":18446744073709551615,"cost":{"total":-0}}} } "#,
         );
         facts_equal(
+            r#"{"type":"message","x":[1e-999,-2.5E-99999,0.00034920000000000003,1.7e308,5e-324,123456789012345678901234567890],"message":{"role":"assistant","usage":{"totalTokens":1e300,"cost":{"total":1e-400}}}}"#,
+        );
+        facts_equal(
             r#"{"type":"message","message":{"role":"assistant","content":"plain"},"blob":"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk="}"#,
         );
         facts_equal(
@@ -1068,6 +1080,9 @@ mod tests {
             r#"{"type":"message","x":1e}"#,
             r#"{"type":"message","x":.5}"#,
             r#"{"type":"message","x":1e309}"#,
+            r#"{"type":"message","x":-0.5e308,"y":1e99999}"#,
+            r#"{"type":"message","x":1.8e308}"#,
+            r#"{"type":"message","x":[1e-5,2E+400]}"#,
             r#"{"type":"message","x":[1,]}"#,
             r#"{"type":"message","x":{"a":1,}}"#,
             r#"{"type":"message",}"#,
