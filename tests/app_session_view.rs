@@ -209,3 +209,24 @@ fn a_fork_joins_the_picker() {
     });
     assert_eq!(h.state.picker.records.len(), count + 1);
 }
+
+#[test]
+fn paste_goes_into_the_label_input_without_controls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    open_selected(&mut h);
+    h.key(KeyCode::Char('L'));
+    h.raw(Event::Paste("pasted\u{1b}[2J\nlabel".into()));
+    h.key(KeyCode::Enter);
+    let fx = h.take_effects();
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::View { effect: ViewEffect::AppendLabel { label: Some(l), .. }, .. }
+                if l.ends_with("pasted[2J label")
+        )),
+        "{fx:?}"
+    );
+}

@@ -1058,6 +1058,21 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
     Vec::new()
 }
 
+/// Pasted text goes into whichever input is open (search, label, export name).
+pub fn paste(state: &mut SessionViewState, text: &str) {
+    match &mut state.mode {
+        Mode::TreeSearch(input) => {
+            input.paste(text);
+            let query = input.text().to_owned();
+            state.nav.set_query(&state.session, &query);
+        }
+        Mode::TranscriptSearch(input) | Mode::Label { input, .. } | Mode::ExportName(input) => {
+            input.paste(text)
+        }
+        _ => {}
+    }
+}
+
 fn tree_search_key(
     state: &mut SessionViewState,
     mut input: TextInput,

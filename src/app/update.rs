@@ -64,6 +64,11 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::Mouse(m) => on_mouse(state, m),
+        Event::Paste(text) if matches!(state.screen, Screen::View { .. }) => {
+            if let Screen::View { view, .. } = &mut state.screen {
+                session_view::paste(view, &text);
+            }
+        }
         Event::Paste(text) => match &mut state.mode {
             Mode::Rename { input, .. } => input.paste(&text),
             Mode::Normal if state.screen.is_picker() => {

@@ -942,12 +942,8 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
 
 /// pi `formatToolCall`: `[read: ~/p:1-20]`, `[bash: cmd…]`, `[name: {json}…]`.
 pub fn format_tool_call(name: &str, args: &Value, home: Option<&str>) -> String {
-    let shorten = |p: &str| -> String {
-        match home {
-            Some(h) if !h.is_empty() && p.starts_with(h) => format!("~{}", &p[h.len()..]),
-            _ => p.to_owned(),
-        }
-    };
+    // Unlike pi, only a whole folder is replaced: home `/home/al` leaves `/home/alice` alone.
+    let shorten = |p: &str| -> String { super::paths::shorten_home(p, home).into_owned() };
     let arg_str = |k: &str| -> String {
         match args.get(k) {
             Some(Value::String(s)) => s.clone(),

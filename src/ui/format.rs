@@ -40,20 +40,7 @@ pub fn format_date(ms: i64) -> String {
     }
 }
 
-/// Replaces a leading home folder with `~`, as pi's `shortenPath`.
-pub fn shorten_home<'a>(path: &'a str, home: Option<&str>) -> Cow<'a, str> {
-    match home {
-        Some(h) if !h.is_empty() && path.starts_with(h) => {
-            let rest = &path[h.len()..];
-            if rest.is_empty() || rest.starts_with('/') {
-                Cow::Owned(format!("~{rest}"))
-            } else {
-                Cow::Borrowed(path)
-            }
-        }
-        _ => Cow::Borrowed(path),
-    }
-}
+pub use crate::model::paths::shorten_home;
 
 /// Keeps the end of `s` within `max` columns, starting with `…` when cut (paths read best from
 /// the end).
