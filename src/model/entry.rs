@@ -120,7 +120,66 @@ pub struct Entry {
     pub parent_id: Option<String>,
     /// `timestamp` parsed as milliseconds since the epoch.
     pub timestamp_ms: Option<i64>,
+    /// The message role, read once: views ask for it per entry per frame or filter change,
+    /// and two map lookups per entry add up to seconds on a session of hundreds of thousands.
+    pub role: Role,
     pub raw: JsonMap,
+}
+
+/// A `message` entry's role, lifted out at parse time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Not a message, or no string role.
+    None,
+    User,
+    Assistant,
+    ToolResult,
+    BashExecution,
+    Custom,
+    BranchSummary,
+    CompactionSummary,
+    System,
+    /// Any other role: read from the message when asked.
+    Other,
+}
+
+impl Role {
+    /// The role of a raw entry object.
+    pub fn of(raw: &JsonMap) -> Role {
+        if raw.get("type").and_then(Value::as_str) != Some("message") {
+            return Role::None;
+        }
+        match raw
+            .get("message")
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+        {
+            None => Role::None,
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult") => Role::ToolResult,
+            Some("bashExecution") => Role::BashExecution,
+            Some("custom") => Role::Custom,
+            Some("branchSummary") => Role::BranchSummary,
+            Some("compactionSummary") => Role::CompactionSummary,
+            Some("system") => Role::System,
+            Some(_) => Role::Other,
+        }
+    }
+
+    pub fn as_str(self) -> Option<&'static str> {
+        Some(match self {
+            Role::None | Role::Other => return None,
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::ToolResult => "toolResult",
+            Role::BashExecution => "bashExecution",
+            Role::Custom => "custom",
+            Role::BranchSummary => "branchSummary",
+            Role::CompactionSummary => "compactionSummary",
+            Role::System => "system",
+        })
+    }
 }
 
 impl Entry {
@@ -146,7 +205,11 @@ impl Entry {
 
     /// The role of a `message` entry.
     pub fn role(&self) -> Option<&str> {
-        self.message()?.get("role").and_then(Value::as_str)
+        match self.role {
+            Role::None => None,
+            Role::Other => self.message()?.get("role").and_then(Value::as_str),
+            known => known.as_str(),
+        }
     }
 
     /// A label entry's target and label (`None` label = clear).

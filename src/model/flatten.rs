@@ -80,6 +80,13 @@ pub struct Gutter {
     pub show: bool,
 }
 
+/// A gutter and the set it extends.
+#[derive(Clone, Copy, Debug)]
+struct GutterLink {
+    parent: u32,
+    gutter: Gutter,
+}
+
 /// One visible row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -157,7 +164,9 @@ pub struct TreeNav {
     search_text: Option<Vec<String>>,
 
     rows: Vec<Row>,
-    gutter_sets: Vec<Vec<Gutter>>,
+    /// Gutters as links to the enclosing set (index 0 = none): a fork nested thousands deep in
+    /// a huge session adds one link, where copying the whole set per fork would be quadratic.
+    gutter_links: Vec<GutterLink>,
     multiple_roots: bool,
     /// Entry → row index, `NONE` when hidden.
     row_of: Vec<u32>,
@@ -199,7 +208,7 @@ impl TreeNav {
             folded: HashSet::new(),
             search_text: None,
             rows: Vec::new(),
-            gutter_sets: Vec::new(),
+            gutter_links: Vec::new(),
             multiple_roots: false,
             row_of: vec![NONE; n],
             visible_parent: vec![NONE; n],
@@ -381,8 +390,14 @@ impl TreeNav {
 
         // Layout walk over the visible forest (pi `recalculateVisualStructure`).
         self.rows.clear();
-        self.gutter_sets.clear();
-        self.gutter_sets.push(Vec::new());
+        self.gutter_links.clear();
+        self.gutter_links.push(GutterLink {
+            parent: 0,
+            gutter: Gutter {
+                position: 0,
+                show: false,
+            },
+        });
         struct Item {
             entry: u32,
             indent: u32,
@@ -431,13 +446,14 @@ impl TreeNav {
                 } else {
                     it.indent
                 };
-                let mut set = self.gutter_sets[it.gutters as usize].clone();
-                set.push(Gutter {
-                    position: display.saturating_sub(1),
-                    show: !it.is_last,
+                self.gutter_links.push(GutterLink {
+                    parent: it.gutters,
+                    gutter: Gutter {
+                        position: display.saturating_sub(1),
+                        show: !it.is_last,
+                    },
                 });
-                self.gutter_sets.push(set);
-                (self.gutter_sets.len() - 1) as u32
+                (self.gutter_links.len() - 1) as u32
             } else {
                 it.gutters
             };
@@ -550,10 +566,19 @@ impl TreeNav {
         }
     }
 
-    pub fn gutters(&self, row: &Row) -> &[Gutter] {
-        self.gutter_sets
-            .get(row.gutters as usize)
-            .map_or(&[], Vec::as_slice)
+    /// The gutters of a row, outermost first.
+    pub fn gutters(&self, row: &Row) -> Vec<Gutter> {
+        let mut out = Vec::new();
+        let mut link = row.gutters as usize;
+        while link != 0 {
+            let Some(l) = self.gutter_links.get(link) else {
+                break;
+            };
+            out.push(l.gutter);
+            link = l.parent as usize;
+        }
+        out.reverse();
+        out
     }
 
     /// Foldable: has visible children and is a visible root or one of several siblings.
@@ -579,10 +604,18 @@ impl TreeNav {
         } else {
             None
         };
-        let gutters = self.gutters(row);
+        // The first gutter at each level wins, as with pi's `find`; one pass, not one per level.
+        let mut at_level: Vec<Option<Gutter>> = vec![None; display];
+        for g in self.gutters(row) {
+            if let Some(slot) = at_level.get_mut(g.position as usize)
+                && slot.is_none()
+            {
+                *slot = Some(g);
+            }
+        }
         let mut out = String::with_capacity(display * 3);
-        for level in 0..display {
-            if let Some(g) = gutters.iter().find(|g| g.position as usize == level) {
+        for (level, gutter) in at_level.iter().enumerate() {
+            if let Some(g) = gutter {
                 out.push(if g.show { '│' } else { ' ' });
                 out.push_str("  ");
             } else if Some(level) == connector_level {
@@ -806,10 +839,43 @@ fn collect_tool_calls(e: &Entry, out: &mut HashMap<String, ToolCall>) {
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_owned(),
-                    arguments: b.get("arguments").cloned().unwrap_or(Value::Null),
+                    arguments: b
+                        .get("arguments")
+                        .map_or(Value::Null, |a| compact_args(a, 0)),
                 },
             );
         }
+    }
+}
+
+/// A bounded copy of tool-call arguments: rows show a path, a command or the first 40 characters
+/// of the JSON, so a `write` call's 50 KB content need not be copied for every call of a big
+/// session.
+fn compact_args(v: &Value, depth: usize) -> Value {
+    const MAX_STR: usize = 1024;
+    const MAX_ITEMS: usize = 16;
+    match v {
+        Value::String(s) if s.len() > MAX_STR => {
+            let mut end = MAX_STR;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            Value::String(s[..end].to_owned())
+        }
+        Value::Array(a) if depth < 4 => Value::Array(
+            a.iter()
+                .take(MAX_ITEMS)
+                .map(|x| compact_args(x, depth + 1))
+                .collect(),
+        ),
+        Value::Object(o) if depth < 4 => Value::Object(
+            o.iter()
+                .take(MAX_ITEMS * 2)
+                .map(|(k, x)| (k.clone(), compact_args(x, depth + 1)))
+                .collect(),
+        ),
+        Value::Array(_) | Value::Object(_) => Value::Null,
+        other => other.clone(),
     }
 }
 

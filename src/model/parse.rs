@@ -317,6 +317,7 @@ pub fn entry_from(raw: JsonMap, line: usize) -> Entry {
         id,
         parent_id,
         timestamp_ms,
+        role: super::entry::Role::of(&raw),
         raw,
     }
 }
@@ -466,6 +467,7 @@ impl ParsedSession {
                 && m.get("role").and_then(Value::as_str) == Some("hookMessage")
             {
                 m.insert("role".into(), Value::String("custom".into()));
+                e.role = super::entry::Role::Custom;
             }
         }
     }
