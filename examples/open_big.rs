@@ -35,8 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         grove::model::flatten::FilterMode::Default,
     );
     let flattened = t.elapsed();
+    let mut nav = nav;
+    let t = Instant::now();
+    nav.set_filter(&session, grove::model::flatten::FilterMode::NoTools);
+    let refiltered = t.elapsed();
     println!(
-        "{} MB, {} entries: load {:.2?}, context ({} messages) {:.2?}, tree rows {:.2?} ({} rows); peak RSS {} MB ({:.1}x the file)",
+        "{} MB, {} entries: load {:.2?}, context ({} messages) {:.2?}, tree rows {:.2?} ({} rows), filter change {:.2?}; peak RSS {} MB ({:.1}x the file)",
         size / 1_000_000,
         session.entries().len(),
         loaded,
@@ -44,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         context,
         flattened,
         nav.rows().len(),
+        refiltered,
         rss_kb() / 1024,
         rss_kb() as f64 * 1024.0 / size as f64
     );

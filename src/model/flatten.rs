@@ -163,6 +163,8 @@ pub struct TreeNav {
     /// Lower-cased searchable text per entry, built on the first search.
     search_text: Option<Vec<String>>,
 
+    /// Per entry: an assistant turn that only calls tools (hidden unless it is the leaf).
+    tool_only: Vec<bool>,
     rows: Vec<Row>,
     /// Gutters as links to the enclosing set (index 0 = none): a fork nested thousands deep in
     /// a huge session adds one link, where copying the whole set per fork would be quadratic.
@@ -207,6 +209,11 @@ impl TreeNav {
             query: String::new(),
             folded: HashSet::new(),
             search_text: None,
+            tool_only: session
+                .entries()
+                .iter()
+                .map(Self::is_tool_only_turn)
+                .collect(),
             rows: Vec::new(),
             gutter_links: Vec::new(),
             multiple_roots: false,
@@ -263,6 +270,22 @@ impl TreeNav {
         }
     }
 
+    /// pi hides assistant turns that only call tools (no text, ended normally): decided once
+    /// per entry, since every filter change and search keystroke asks again.
+    fn is_tool_only_turn(e: &Entry) -> bool {
+        if e.role() != Some("assistant") {
+            return false;
+        }
+        let msg = e.message();
+        let has_text = has_text_content(msg.and_then(|m| m.get("content")));
+        let stop = msg
+            .and_then(|m| m.get("stopReason"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let error_or_aborted = !stop.is_empty() && stop != "stop" && stop != "toolUse";
+        !has_text && !error_or_aborted
+    }
+
     fn is_settings(e: &Entry) -> bool {
         matches!(
             e.kind,
@@ -280,17 +303,8 @@ impl TreeNav {
         if e.kind == EntryKind::Usage {
             return false; // pi 1.6.0 never lists usage entries
         }
-        if Some(index) != self.leaf && e.role() == Some("assistant") {
-            let msg = e.message();
-            let has_text = has_text_content(msg.and_then(|m| m.get("content")));
-            let stop = msg
-                .and_then(|m| m.get("stopReason"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let error_or_aborted = !stop.is_empty() && stop != "stop" && stop != "toolUse";
-            if !has_text && !error_or_aborted {
-                return false;
-            }
+        if Some(index) != self.leaf && self.tool_only.get(index).copied().unwrap_or(false) {
+            return false;
         }
         match self.filter {
             FilterMode::Default => !Self::is_settings(e),
