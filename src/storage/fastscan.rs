@@ -137,6 +137,20 @@ impl ScanState {
         }
     }
 
+    /// The agent of the session (the root's, else from its records), or why it is no session.
+    fn agent_or_error(&self, path: &Path, agent: Option<Dialect>) -> Result<Dialect, ReadError> {
+        if !self.header_seen {
+            return Err(ReadError::NoHeader {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(agent.unwrap_or(if self.builder.has_atomic_markers() {
+            Dialect::Atomic
+        } else {
+            Dialect::Pi
+        }))
+    }
+
     /// [`ScanState::finish`] without consuming the state (copies the text).
     pub fn snapshot(
         &self,
@@ -145,16 +159,7 @@ impl ScanState {
         bytes: u64,
         mtime_ms: i64,
     ) -> Result<SessionInfo, ReadError> {
-        if !self.header_seen {
-            return Err(ReadError::NoHeader {
-                path: path.to_path_buf(),
-            });
-        }
-        let agent = agent.unwrap_or(if self.builder.has_atomic_markers() {
-            Dialect::Atomic
-        } else {
-            Dialect::Pi
-        });
+        let agent = self.agent_or_error(path, agent)?;
         self.builder
             .snapshot(
                 path.to_path_buf(),
@@ -177,16 +182,7 @@ impl ScanState {
         bytes: u64,
         mtime_ms: i64,
     ) -> Result<SessionInfo, ReadError> {
-        if !self.header_seen {
-            return Err(ReadError::NoHeader {
-                path: path.to_path_buf(),
-            });
-        }
-        let agent = agent.unwrap_or(if self.builder.has_atomic_markers() {
-            Dialect::Atomic
-        } else {
-            Dialect::Pi
-        });
+        let agent = self.agent_or_error(path, agent)?;
         self.builder
             .finish(
                 path.to_path_buf(),
