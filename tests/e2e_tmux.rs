@@ -10,6 +10,8 @@ const PR_FILE: &str = "atomic-agent/sessions/--home-demo-code-tern--/2026-11-10T
 
 struct Tmux {
     socket: String,
+    /// The socket file, removed on drop (kill-server leaves it behind).
+    socket_path: std::cell::RefCell<String>,
 }
 
 impl Tmux {
@@ -58,6 +60,10 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.cmd(&["kill-server"]);
+        let socket = self.socket_path.borrow();
+        if !socket.is_empty() {
+            let _ = std::fs::remove_file(socket.as_str());
+        }
     }
 }
 
@@ -103,6 +109,7 @@ fn search_rename_delete_undo_quit() {
         exit = shell_quote(&exit_file),
     );
     let tmux = Tmux {
+        socket_path: Default::default(),
         socket: format!("grove-e2e-{}", std::process::id()),
     };
     let out = tmux.cmd(&[
@@ -123,6 +130,10 @@ fn search_rename_delete_undo_quit() {
         "tmux: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let socket_path = tmux
+        .cmd(&["display-message", "-p", "#{socket_path}"])
+        .stdout;
+    *tmux.socket_path.borrow_mut() = String::from_utf8_lossy(&socket_path).trim().to_owned();
 
     // Everything loaded.
     tmux.wait_for("PR #42 review: colour output");
