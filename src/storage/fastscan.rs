@@ -621,61 +621,49 @@ impl<'a> Cursor<'a> {
     /// An object (at `{`): `field` reads each value, given its key. Keys with escapes take the
     /// full path.
     fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return None;
-        }
-        self.i += 1;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-        } else {
-            loop {
-                self.ws();
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                let (start, end, escaped) = self.skip_str()?;
-                if escaped {
-                    return None;
-                }
-                let key = self.s.get(start..end)?;
-                self.expect(b':')?;
-                self.ws();
-                field(self, key)?;
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b'}' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
+        self.delimited(b'}', |c| {
+            if c.peek()? != b'"' {
+                return None;
             }
-        }
-        self.depth -= 1;
-        Some(())
+            let (start, end, escaped) = c.skip_str()?;
+            if escaped {
+                return None;
+            }
+            let key = c.s.get(start..end)?;
+            c.expect(b':')?;
+            c.ws();
+            field(c, key)
+        })
     }
 
     /// An array (at `[`): `element` reads each value.
-    fn array(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    fn array(&mut self, element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.delimited(b']', element)
+    }
+
+    /// The comma-separated items of an object or array, from its opening byte to `close`,
+    /// nesting limited like serde_json's.
+    fn delimited(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return None;
         }
         self.i += 1;
         self.ws();
-        if self.peek()? == b']' {
+        if self.peek()? == close {
             self.i += 1;
         } else {
             loop {
                 self.ws();
-                element(self)?;
+                item(self)?;
                 self.ws();
                 match self.peek()? {
                     b',' => self.i += 1,
-                    b']' => {
+                    c if c == close => {
                         self.i += 1;
                         break;
                     }
