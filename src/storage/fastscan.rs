@@ -288,6 +288,28 @@ pub fn scan_info_with(
     state.finish(path, agent, meta.len(), mtime_ms(&meta))
 }
 
+/// The listing scan over bytes in memory, without I/O: measures the line parser alone
+/// (`examples/bench_scale.rs parse`).
+#[doc(hidden)]
+pub fn scan_bytes(data: &[u8], mode: ParseMode) -> ScanState {
+    let mut state = ScanState::default();
+    let (mut start, mut number) = (0, 0);
+    for end in memchr::memchr_iter(b'\n', data) {
+        number += 1;
+        state.line(
+            &RawLine {
+                offset: start as u64,
+                number,
+                bytes: &data[start..end],
+                terminated: true,
+            },
+            mode,
+        );
+        start = end + 1;
+    }
+    state
+}
+
 /// Files are read in chunks of this size into a per-thread buffer reused from file to file: small
 /// enough to stay in the CPU cache between the kernel's copy and the scan (reading whole files
 /// into a large buffer made the copy alone cost more than `cat`), large enough for few reads.
@@ -498,41 +520,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a string (at its opening quote); returns the range inside the quotes and whether
-    /// it holds escapes. Jumps from quote or backslash to the next one; the bytes jumped over
-    /// must not hold a control character (serde_json rejects them raw). Escapes are checked as
-    /// serde_json does; `\u` escapes of surrogates (lone or paired) take the full path.
+    /// it holds escapes. The bytes up to the closing quote must not hold a control character
+    /// (serde_json rejects them raw); escapes are checked as serde_json does, and `\u` escapes
+    /// of surrogates (lone or paired) take the full path. See [`string_end`].
     fn skip_str(&mut self) -> Option<(usize, usize, bool)> {
         let start = self.i + 1;
-        let mut i = start;
-        let mut escaped = false;
-        loop {
-            i += find_special(self.b.get(i..)?)?;
-            match self.b.get(i)? {
-                b'"' => {
-                    self.i = i + 1;
-                    return Some((start, i, escaped));
-                }
-                b'\\' => {}
-                _ => return None,
-            }
-            escaped = true;
-            // A table rather than a `match`: the jump table it compiles to mispredicts.
-            let c = *self.b.get(i + 1)?;
-            if SIMPLE_ESCAPE[usize::from(c)] {
-                i += 2;
-            } else if c == b'u' {
-                let mut v = 0u32;
-                for &h in self.b.get(i + 2..i + 6)? {
-                    v = v * 16 + char::from(h).to_digit(16)?;
-                }
-                if (0xD800..0xE000).contains(&v) {
-                    return None;
-                }
-                i += 6;
-            } else {
-                return None;
-            }
-        }
+        let (end, escaped) = string_end(self.b, start)?;
+        self.i = end + 1;
+        Some((start, end, escaped))
     }
 
     /// A string value (at its opening quote): borrowed when it has no escapes, else unescaped
@@ -910,30 +905,212 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The position of the first byte that ends a run of plain string content: a quote, a
-/// backslash or a control character. Eight bytes at a time (SWAR): for each test, the lowest
-/// flagged byte is exact (a borrow only carries upwards from a byte that matched).
-fn find_special(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().ok()?);
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let backslash = x ^ (ONES * u64::from(b'\\'));
-        let mask = ((quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (x.wrapping_sub(ONES * 0x20) & !x))
-            & HIGH;
-        if mask != 0 {
-            return Some(i + (mask.trailing_zeros() / 8) as usize);
+// ---------------------------------------------------------------------------------------------
+// Strings, a block of bytes at a time.
+//
+// A string is scanned in blocks of 64 bytes from just after its opening quote. Each block gives
+// two bitmasks (bit k = byte k): `stop`, the quotes and control characters, and `backslash`.
+// Which bytes are escaped (the byte after a backslash that is not itself escaped) follows from
+// the backslash mask alone, with one bit carried into the next block ([`escaped_bytes`]); the
+// string ends at the first stop byte that is not escaped, and must be a quote. Every escaped
+// byte before it must be a valid escape character: the common ones (`" \ / n t`) are checked for
+// the whole block at once, the others (`b f r u`) one by one, with `\u` followed by four hex
+// digits that do not name a surrogate. So the work per block does not depend on how many
+// escapes it holds, and there is no branch per escape to mispredict. Most strings (keys, ids,
+// short values) end within 16 bytes without an escape, which one 16-byte probe settles first.
+
+/// The end of the string whose content starts at `start` (just after its opening quote): the
+/// position of its closing quote and whether it holds escapes; `None` for a raw control
+/// character, an invalid escape, a `\u` escape of a surrogate, or no closing quote.
+fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
+    if let Some(probe) = b.get(start..start + 16) {
+        let (stop, backslash) = probe_masks(probe.try_into().ok()?);
+        let first = stop & stop.wrapping_neg();
+        if first != 0 && backslash & (first - 1) == 0 {
+            let end = start + first.trailing_zeros() as usize;
+            return (b[end] == b'"').then_some((end, false));
         }
-        i += 8;
     }
-    let rest = b.get(i..)?;
-    rest.iter()
-        .position(|&x| (x == b'"') | (x == b'\\') | (x < 0x20))
-        .map(|p| i + p)
+    let mut pad = [0u8; 64];
+    let mut carry = 0;
+    let mut has_escape = false;
+    let mut i = start;
+    loop {
+        let block: &[u8; 64] = match b.get(i..i + 64) {
+            Some(block) => block.try_into().ok()?,
+            None => {
+                // The line's last bytes, padded with NULs: a control character, so a string
+                // that does not end before them is rejected.
+                let rest = b.get(i..)?;
+                pad[..rest.len()].copy_from_slice(rest);
+                &pad
+            }
+        };
+        let masks = block_masks(block);
+        let escaped = escaped_bytes(masks.backslash, &mut carry);
+        let stop = masks.stop & !escaped;
+        let first = stop & stop.wrapping_neg();
+        // The bytes before the end (all of them when the string goes on).
+        let before = first.wrapping_sub(1);
+        let escapes = escaped & before;
+        if escapes != 0 {
+            has_escape = true;
+            let mut rare = escapes & !common_escape_mask(block);
+            while rare != 0 {
+                let k = rare.trailing_zeros() as usize;
+                valid_rare_escape(b, i + k)?;
+                rare &= rare - 1;
+            }
+        }
+        if first != 0 {
+            let end = i + first.trailing_zeros() as usize;
+            return (*b.get(end)? == b'"').then_some((end, has_escape));
+        }
+        i += 64;
+    }
+}
+
+/// Whether the escape character at `at` (after a backslash) is one of `b f r` or a `\u` with
+/// four hex digits naming no surrogate (the common escape characters were checked before).
+fn valid_rare_escape(b: &[u8], at: usize) -> Option<()> {
+    let c = *b.get(at)?;
+    if SIMPLE_ESCAPE[usize::from(c)] {
+        return Some(());
+    }
+    if c != b'u' {
+        return None;
+    }
+    let mut v = 0u32;
+    for &h in b.get(at + 1..at + 5)? {
+        v = v * 16 + char::from(h).to_digit(16)?;
+    }
+    (!(0xD800..0xE000).contains(&v)).then_some(())
+}
+
+/// The bytes escaped by a backslash, given the block's backslashes and whether its first byte
+/// is escaped by a backslash that ended the block before (`carry`, updated for the next one).
+/// A run of backslashes escapes every second byte from its start, so it escapes the byte after
+/// it when its length is odd; the subtraction finds, for each run, where it ends (as in
+/// simdjson's stage 1).
+fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    if backslash == 0 {
+        return std::mem::take(carry);
+    }
+    // Backslashes that start an escape: not escaped themselves by the previous block.
+    let potential = backslash & !*carry;
+    let maybe_escaped = potential << 1;
+    let code = (maybe_escaped | ODD_BITS).wrapping_sub(potential) ^ ODD_BITS;
+    let escaped = code ^ (backslash | *carry);
+    let escaping = code & backslash;
+    *carry = escaping >> 63;
+    escaped
+}
+
+/// The two bitmasks of a 64-byte block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BlockMasks {
+    /// Quotes and control characters (below 0x20).
+    stop: u64,
+    backslash: u64,
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod simd {
+    //! SSE2 (always there on x86-64) through `safe_arch`'s safe wrappers.
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, max_u8_m128i,
+        move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+
+    fn splat(c: u8) -> m128i {
+        set_splat_i8_m128i(i8::from_ne_bytes([c]))
+    }
+
+    fn eq(v: m128i, c: u8) -> m128i {
+        cmp_eq_mask_i8_m128i(v, splat(c))
+    }
+
+    fn mask(v: m128i) -> u64 {
+        u64::from(move_mask_i8_m128i(v) as u16)
+    }
+
+    /// Stop bytes (quote or control) and backslashes of 16 bytes.
+    pub(super) fn masks16(b: &[u8; 16]) -> (u64, u64) {
+        let v = load_unaligned_m128i(b);
+        // x < 0x20 exactly when max(x, 0x1f) == 0x1f (unsigned).
+        let control = eq(max_u8_m128i(v, splat(0x1f)), 0x1f);
+        (mask(bitor_m128i(eq(v, b'"'), control)), mask(eq(v, b'\\')))
+    }
+
+    /// Bytes that are `" \ / n t`.
+    pub(super) fn common16(b: &[u8; 16]) -> u64 {
+        let v = load_unaligned_m128i(b);
+        let a = bitor_m128i(eq(v, b'"'), eq(v, b'\\'));
+        let c = bitor_m128i(eq(v, b'n'), eq(v, b't'));
+        mask(bitor_m128i(bitor_m128i(a, c), eq(v, b'/')))
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+mod simd {
+    //! Portable version of the 16-byte masks (one byte at a time).
+    pub(super) fn masks16(b: &[u8; 16]) -> (u64, u64) {
+        super::masks16_portable(b)
+    }
+
+    pub(super) fn common16(b: &[u8; 16]) -> u64 {
+        super::common16_portable(b)
+    }
+}
+
+/// [`simd::masks16`], one byte at a time (the reference the SIMD version is tested against).
+fn masks16_portable(b: &[u8; 16]) -> (u64, u64) {
+    let (mut stop, mut backslash) = (0, 0);
+    for (k, &c) in b.iter().enumerate() {
+        stop |= u64::from(c == b'"' || c < 0x20) << k;
+        backslash |= u64::from(c == b'\\') << k;
+    }
+    (stop, backslash)
+}
+
+/// [`simd::common16`], one byte at a time.
+fn common16_portable(b: &[u8; 16]) -> u64 {
+    let mut m = 0;
+    for (k, &c) in b.iter().enumerate() {
+        m |= u64::from(matches!(c, b'"' | b'\\' | b'/' | b'n' | b't')) << k;
+    }
+    m
+}
+
+fn quarters(b: &[u8; 64]) -> impl Iterator<Item = (u32, &[u8; 16])> {
+    b.as_chunks::<16>()
+        .0
+        .iter()
+        .zip([0, 16, 32, 48])
+        .map(|(q, shift)| (shift, q))
+}
+
+fn probe_masks(b: &[u8; 16]) -> (u64, u64) {
+    simd::masks16(b)
+}
+
+fn block_masks(b: &[u8; 64]) -> BlockMasks {
+    let mut m = BlockMasks {
+        stop: 0,
+        backslash: 0,
+    };
+    for (shift, q) in quarters(b) {
+        let (stop, backslash) = simd::masks16(q);
+        m.stop |= stop << shift;
+        m.backslash |= backslash << shift;
+    }
+    m
+}
+
+/// Bytes of the block that are a common escape character (`" \ / n t`).
+fn common_escape_mask(b: &[u8; 64]) -> u64 {
+    quarters(b).fold(0, |m, (shift, q)| m | simd::common16(q) << shift)
 }
 
 /// Stores a field once; a second occurrence sends the line to the full parse (which keeps the
@@ -977,6 +1154,210 @@ mod tests {
             m.text = f.text;
         }
         assert_eq!(fast, full, "{line}");
+    }
+
+    /// The string rules one byte at a time: the reference for [`string_end`].
+    fn string_end_reference(b: &[u8], start: usize) -> Option<(usize, bool)> {
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some((i, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    let c = *b.get(i + 1)?;
+                    if matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') {
+                        i += 2;
+                    } else if c == b'u' {
+                        let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+                        if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                            return None;
+                        }
+                        let v = u32::from_str_radix(hex, 16).ok()?;
+                        if (0xD800..0xE000).contains(&v) {
+                            return None;
+                        }
+                        i += 6;
+                    } else {
+                        return None;
+                    }
+                }
+                c if c < 0x20 => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// What a string may hold, to put at every position of a block.
+    const STRING_SNIPPETS: &[&[u8]] = &[
+        b"\"",
+        b"\\",
+        b"\\\"",
+        b"\\\\",
+        b"\\\\\"",
+        b"\\\\\\\"",
+        b"\\n",
+        b"\\t",
+        b"\\/",
+        b"\\b\\f\\r",
+        b"\\u00e9",
+        b"\\u00E9\\u0041",
+        b"\\ud83d\\ude00",
+        b"\\udfff",
+        b"\\ue000",
+        b"\\u12",
+        b"\\u12g4",
+        b"\\x",
+        b"\\a",
+        b"\\U0041",
+        b"\\\x01",
+        b"\x01",
+        b"\x1f",
+        b"\x00",
+        b"\t",
+        b"\x7f",
+        b" ",
+        b"\xc3\xa9",
+        b"\xff",
+    ];
+
+    fn check_string_end(b: &[u8]) {
+        for start in 0..=b.len() {
+            assert_eq!(
+                string_end(b, start),
+                string_end_reference(b, start),
+                "{:?} from {start}",
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
+
+    #[test]
+    fn string_end_matches_the_reference_with_specials_at_every_offset() {
+        // Before, across and after the 16-byte probe and the 64-byte blocks, with the string
+        // ending right after the snippet, later, or not at all.
+        for snippet in STRING_SNIPPETS {
+            for at in 0..140 {
+                for tail in [
+                    &b""[..],
+                    b"\"",
+                    b"z\"",
+                    b"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\",1",
+                ] {
+                    let mut b = vec![b'a'; at];
+                    b.extend_from_slice(snippet);
+                    b.extend_from_slice(tail);
+                    check_string_end(&b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn string_end_matches_the_reference_for_backslash_runs_across_blocks() {
+        for run in 1..140 {
+            for at in [0, 1, 14, 15, 16, 17, 31, 62, 63, 64, 65, 127, 128] {
+                for after in [&b"\""[..], b"n\"", b"x\"", b"u0041\"", b""] {
+                    let mut b = vec![b'a'; at];
+                    b.extend(std::iter::repeat_n(b'\\', run));
+                    b.extend_from_slice(after);
+                    b.extend_from_slice(b"tail\"");
+                    check_string_end(&b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn string_end_matches_the_reference_on_random_strings() {
+        // A small deterministic generator (no dependency): strings dense with specials.
+        let alphabet: &[u8] = b"aaaaaaaaaaaaaaaaaaaa\"\\\\\\nntu/bfr0D8e\x01\x1f\x7f \xc3\xa9";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let len = (next() % 300) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            check_string_end(&b);
+        }
+    }
+
+    #[test]
+    fn simd_masks_match_the_portable_ones_for_every_byte_at_every_position() {
+        for byte in 0..=255u8 {
+            for at in 0..16 {
+                let mut b = [b'a'; 16];
+                b[at] = byte;
+                assert_eq!(simd::masks16(&b), masks16_portable(&b), "{byte} at {at}");
+                assert_eq!(simd::common16(&b), common16_portable(&b), "{byte} at {at}");
+                let mut b = [byte; 16];
+                b[at] = b'a';
+                assert_eq!(
+                    simd::masks16(&b),
+                    masks16_portable(&b),
+                    "{byte} not at {at}"
+                );
+                assert_eq!(
+                    simd::common16(&b),
+                    common16_portable(&b),
+                    "{byte} not at {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_follow_backslash_runs_across_blocks() {
+        // Reference: walk the bits; a backslash that is not escaped escapes the next byte.
+        let reference = |blocks: &[u64]| -> Vec<u64> {
+            let mut out = vec![0u64; blocks.len()];
+            let mut escape_next = false;
+            for (n, &bs) in blocks.iter().enumerate() {
+                for k in 0..64 {
+                    if escape_next {
+                        out[n] |= 1 << k;
+                        escape_next = false;
+                    } else if bs >> k & 1 == 1 {
+                        escape_next = true;
+                    }
+                }
+            }
+            out
+        };
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut cases: Vec<Vec<u64>> = vec![
+            vec![!0, !0, 0],
+            vec![1 << 63, 0],
+            vec![1 << 63, 1],
+            vec![3 << 62, 1],
+            vec![!0 >> 1, !0, 1],
+        ];
+        for _ in 0..5000 {
+            // Dense runs: the AND/OR of random words.
+            let n = 1 + (next() % 4) as usize;
+            cases.push((0..n).map(|_| next() | next() | next()).collect());
+            cases.push((0..n).map(|_| next() & next()).collect());
+        }
+        for blocks in cases {
+            let mut carry = 0;
+            let got: Vec<u64> = blocks
+                .iter()
+                .map(|&bs| escaped_bytes(bs, &mut carry))
+                .collect();
+            assert_eq!(got, reference(&blocks), "{blocks:x?}");
+        }
     }
 
     #[test]
