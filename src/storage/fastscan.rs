@@ -458,15 +458,7 @@ impl LiteEntry<'_> {
 
 /// Parses an entry line on the fast path; `None` sends it to the full parse.
 fn parse_lite(bytes: &[u8]) -> Option<LiteEntry<'_>> {
-    // One UTF-8 check for the whole line: the full parse rejects invalid UTF-8 in strings too
-    // (and repairs it), so such lines take the full path.
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut cur = Cursor {
-        s: text,
-        b: bytes,
-        i: 0,
-        depth: 0,
-    };
+    let mut cur = Cursor::new(bytes)?;
     cur.ws();
     if cur.peek()? != b'{' {
         return None;
@@ -502,12 +494,29 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `line`, if the line can take the fast path at all: valid UTF-8
+    /// (the full parse rejects invalid UTF-8 in strings too, and repairs it) and no byte below
+    /// 0x20 (serde_json rejects them raw in strings, and the only ones it takes between tokens,
+    /// tab, CR and LF, are whitespace the fast path leaves to it). Each is checked once for the
+    /// whole line, so the readers need not look for control characters.
+    fn new(line: &'a [u8]) -> Option<Cursor<'a>> {
+        if has_control(line) {
+            return None;
+        }
+        Some(Cursor {
+            s: std::str::from_utf8(line).ok()?,
+            b: line,
+            i: 0,
+            depth: 0,
+        })
+    }
+
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
-    /// Spaces only: any other whitespace (tab, CR) is a byte below 0x20, which no reader
-    /// accepts, so such lines take the full path.
+    /// Spaces only: any other whitespace (tab, CR) is a byte below 0x20, which [`Cursor::new`]
+    /// does not take, so such lines take the full path.
     fn ws(&mut self) {
         while self.b.get(self.i) == Some(&b' ') {
             self.i += 1;
@@ -520,9 +529,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a string (at its opening quote); returns the range inside the quotes and whether
-    /// it holds escapes. The bytes up to the closing quote must not hold a control character
-    /// (serde_json rejects them raw); escapes are checked as serde_json does, and `\u` escapes
-    /// of surrogates (lone or paired) take the full path. See [`string_end`].
+    /// it holds escapes. Escapes are checked as serde_json does, and `\u` escapes of
+    /// surrogates (lone or paired) take the full path (control characters were ruled out for
+    /// the whole line by [`Cursor::new`]). See [`string_end`].
     fn skip_str(&mut self) -> Option<(usize, usize, bool)> {
         let start = self.i + 1;
         let (end, escaped) = string_end(self.b, start)?;
@@ -909,26 +918,28 @@ impl<'a> Cursor<'a> {
 // Strings, a block of bytes at a time.
 //
 // A string is scanned in blocks of 64 bytes from just after its opening quote. Each block gives
-// two bitmasks (bit k = byte k): `stop`, the quotes and control characters, and `backslash`.
-// Which bytes are escaped (the byte after a backslash that is not itself escaped) follows from
-// the backslash mask alone, with one bit carried into the next block ([`escaped_bytes`]); the
-// string ends at the first stop byte that is not escaped, and must be a quote. Every escaped
-// byte before it must be a valid escape character: the common ones (`" \ / n t`) are checked for
-// the whole block at once, the others (`b f r u`) one by one, with `\u` followed by four hex
+// three bitmasks (bit k = byte k): its quotes, its backslashes, and its `n` and `t` bytes. Which
+// bytes are escaped (the byte after a backslash that is not itself escaped) follows from the
+// backslash mask alone, with one bit carried into the next block ([`escaped_bytes`]); the
+// string ends at the first quote that is not escaped. Every escaped byte before it must be a
+// valid escape character: the common ones (`" \ n t`) are recognized from the masks for the
+// whole block at once, the others (`/ b f r u`) are checked one by one, `\u` needing four hex
 // digits that do not name a surrogate. So the work per block does not depend on how many
 // escapes it holds, and there is no branch per escape to mispredict. Most strings (keys, ids,
 // short values) end within 16 bytes without an escape, which one 16-byte probe settles first.
+// Control characters need no check here: lines holding any take the full path
+// ([`Cursor::new`]).
 
 /// The end of the string whose content starts at `start` (just after its opening quote): the
-/// position of its closing quote and whether it holds escapes; `None` for a raw control
-/// character, an invalid escape, a `\u` escape of a surrogate, or no closing quote.
+/// position of its closing quote and whether it holds escapes; `None` for an invalid escape, a
+/// `\u` escape of a surrogate, or no closing quote. `b` must hold no byte below 0x20
+/// ([`has_control`]); such bytes are not looked at.
 fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     if let Some(probe) = b.get(start..start + 16) {
-        let (stop, backslash) = probe_masks(probe.try_into().ok()?);
-        let first = stop & stop.wrapping_neg();
-        if first != 0 && backslash & (first - 1) == 0 {
-            let end = start + first.trailing_zeros() as usize;
-            return (b[end] == b'"').then_some((end, false));
+        let m = simd::masks16(probe.try_into().ok()?);
+        let first = m.quote & m.quote.wrapping_neg();
+        if first != 0 && m.backslash & (first - 1) == 0 {
+            return Some((start + first.trailing_zeros() as usize, false));
         }
     }
     let mut pad = [0u8; 64];
@@ -939,39 +950,39 @@ fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
         let block: &[u8; 64] = match b.get(i..i + 64) {
             Some(block) => block.try_into().ok()?,
             None => {
-                // The line's last bytes, padded with NULs: a control character, so a string
-                // that does not end before them is rejected.
+                // The line's last bytes, padded with NULs (neither quote nor backslash): a
+                // string that does not end before them runs past the line and is rejected.
                 let rest = b.get(i..)?;
                 pad[..rest.len()].copy_from_slice(rest);
                 &pad
             }
         };
-        let masks = block_masks(block);
-        let escaped = escaped_bytes(masks.backslash, &mut carry);
-        let stop = masks.stop & !escaped;
-        let first = stop & stop.wrapping_neg();
+        let m = block_masks(block);
+        let escaped = escaped_bytes(m.backslash, &mut carry);
+        let quote = m.quote & !escaped;
+        let first = quote & quote.wrapping_neg();
         // The bytes before the end (all of them when the string goes on).
         let before = first.wrapping_sub(1);
         let escapes = escaped & before;
         if escapes != 0 {
             has_escape = true;
-            let mut rare = escapes & !common_escape_mask(block);
+            let mut rare = escapes & !(m.quote | m.backslash | m.n_or_t);
             while rare != 0 {
-                let k = rare.trailing_zeros() as usize;
-                valid_rare_escape(b, i + k)?;
+                valid_rare_escape(b, i + rare.trailing_zeros() as usize)?;
                 rare &= rare - 1;
             }
         }
         if first != 0 {
             let end = i + first.trailing_zeros() as usize;
-            return (*b.get(end)? == b'"').then_some((end, has_escape));
+            // A quote in the padding is impossible (NULs), but keep the end inside the line.
+            return (end < b.len()).then_some((end, has_escape));
         }
         i += 64;
     }
 }
 
-/// Whether the escape character at `at` (after a backslash) is one of `b f r` or a `\u` with
-/// four hex digits naming no surrogate (the common escape characters were checked before).
+/// Whether the escape character at `at` (after a backslash) is one of `/ b f r` or a `\u` with
+/// four hex digits naming no surrogate (the common escape characters are checked before).
 fn valid_rare_escape(b: &[u8], at: usize) -> Option<()> {
     let c = *b.get(at)?;
     if SIMPLE_ESCAPE[usize::from(c)] {
@@ -1007,110 +1018,85 @@ fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     escaped
 }
 
-/// The two bitmasks of a 64-byte block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct BlockMasks {
-    /// Quotes and control characters (below 0x20).
-    stop: u64,
+/// Bitmasks of a block's bytes (bit k = byte k).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
     backslash: u64,
+    /// `n` or `t`: with quote and backslash, the common escape characters.
+    n_or_t: u64,
+}
+
+/// Whether any byte is below 0x20 (a control character). The minimum of each byte position
+/// over 16-byte blocks, looked at once at the end: two vector instructions per block.
+fn has_control(b: &[u8]) -> bool {
+    let (blocks, rest) = b.as_chunks::<16>();
+    let mut min = [u8::MAX; 16];
+    for block in blocks {
+        for (m, &c) in min.iter_mut().zip(block) {
+            *m = (*m).min(c);
+        }
+    }
+    min.iter().chain(rest).any(|&c| c < 0x20)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd {
     //! SSE2 (always there on x86-64) through `safe_arch`'s safe wrappers.
     use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, max_u8_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i,
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
     };
 
-    fn splat(c: u8) -> m128i {
-        set_splat_i8_m128i(i8::from_ne_bytes([c]))
-    }
+    use super::Masks;
 
     fn eq(v: m128i, c: u8) -> m128i {
-        cmp_eq_mask_i8_m128i(v, splat(c))
+        cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(i8::from_ne_bytes([c])))
     }
 
     fn mask(v: m128i) -> u64 {
         u64::from(move_mask_i8_m128i(v) as u16)
     }
 
-    /// Stop bytes (quote or control) and backslashes of 16 bytes.
-    pub(super) fn masks16(b: &[u8; 16]) -> (u64, u64) {
+    pub(super) fn masks16(b: &[u8; 16]) -> Masks {
         let v = load_unaligned_m128i(b);
-        // x < 0x20 exactly when max(x, 0x1f) == 0x1f (unsigned).
-        let control = eq(max_u8_m128i(v, splat(0x1f)), 0x1f);
-        (mask(bitor_m128i(eq(v, b'"'), control)), mask(eq(v, b'\\')))
-    }
-
-    /// Bytes that are `" \ / n t`.
-    pub(super) fn common16(b: &[u8; 16]) -> u64 {
-        let v = load_unaligned_m128i(b);
-        let a = bitor_m128i(eq(v, b'"'), eq(v, b'\\'));
-        let c = bitor_m128i(eq(v, b'n'), eq(v, b't'));
-        mask(bitor_m128i(bitor_m128i(a, c), eq(v, b'/')))
+        Masks {
+            quote: mask(eq(v, b'"')),
+            backslash: mask(eq(v, b'\\')),
+            n_or_t: mask(bitor_m128i(eq(v, b'n'), eq(v, b't'))),
+        }
     }
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 mod simd {
-    //! Portable version of the 16-byte masks (one byte at a time).
-    pub(super) fn masks16(b: &[u8; 16]) -> (u64, u64) {
+    //! Elsewhere, one byte at a time.
+    pub(super) fn masks16(b: &[u8; 16]) -> super::Masks {
         super::masks16_portable(b)
     }
-
-    pub(super) fn common16(b: &[u8; 16]) -> u64 {
-        super::common16_portable(b)
-    }
 }
 
-/// [`simd::masks16`], one byte at a time (the reference the SIMD version is tested against).
-fn masks16_portable(b: &[u8; 16]) -> (u64, u64) {
-    let (mut stop, mut backslash) = (0, 0);
+/// [`simd::masks16`] one byte at a time (the reference the SIMD version is tested against).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn masks16_portable(b: &[u8; 16]) -> Masks {
+    let mut m = Masks::default();
     for (k, &c) in b.iter().enumerate() {
-        stop |= u64::from(c == b'"' || c < 0x20) << k;
-        backslash |= u64::from(c == b'\\') << k;
-    }
-    (stop, backslash)
-}
-
-/// [`simd::common16`], one byte at a time.
-fn common16_portable(b: &[u8; 16]) -> u64 {
-    let mut m = 0;
-    for (k, &c) in b.iter().enumerate() {
-        m |= u64::from(matches!(c, b'"' | b'\\' | b'/' | b'n' | b't')) << k;
+        m.quote |= u64::from(c == b'"') << k;
+        m.backslash |= u64::from(c == b'\\') << k;
+        m.n_or_t |= u64::from(c == b'n' || c == b't') << k;
     }
     m
 }
 
-fn quarters(b: &[u8; 64]) -> impl Iterator<Item = (u32, &[u8; 16])> {
-    b.as_chunks::<16>()
-        .0
-        .iter()
-        .zip([0, 16, 32, 48])
-        .map(|(q, shift)| (shift, q))
-}
-
-fn probe_masks(b: &[u8; 16]) -> (u64, u64) {
-    simd::masks16(b)
-}
-
-fn block_masks(b: &[u8; 64]) -> BlockMasks {
-    let mut m = BlockMasks {
-        stop: 0,
-        backslash: 0,
-    };
-    for (shift, q) in quarters(b) {
-        let (stop, backslash) = simd::masks16(q);
-        m.stop |= stop << shift;
-        m.backslash |= backslash << shift;
+fn block_masks(b: &[u8; 64]) -> Masks {
+    let mut m = Masks::default();
+    for (q, shift) in b.as_chunks::<16>().0.iter().zip([0, 16, 32, 48]) {
+        let part = simd::masks16(q);
+        m.quote |= part.quote << shift;
+        m.backslash |= part.backslash << shift;
+        m.n_or_t |= part.n_or_t << shift;
     }
     m
-}
-
-/// Bytes of the block that are a common escape character (`" \ / n t`).
-fn common_escape_mask(b: &[u8; 64]) -> u64 {
-    quarters(b).fold(0, |m, (shift, q)| m | simd::common16(q) << shift)
 }
 
 /// Stores a field once; a second occurrence sends the line to the full parse (which keeps the
@@ -1222,6 +1208,12 @@ mod tests {
     ];
 
     fn check_string_end(b: &[u8]) {
+        if has_control(b) {
+            // Such lines never reach the string scanner.
+            assert!(Cursor::new(b).is_none());
+            let clean: Vec<u8> = b.iter().map(|&c| c.max(0x20)).collect();
+            return check_string_end(&clean);
+        }
         for start in 0..=b.len() {
             assert_eq!(
                 string_end(b, start),
@@ -1295,7 +1287,6 @@ mod tests {
                 let mut b = [b'a'; 16];
                 b[at] = byte;
                 assert_eq!(simd::masks16(&b), masks16_portable(&b), "{byte} at {at}");
-                assert_eq!(simd::common16(&b), common16_portable(&b), "{byte} at {at}");
                 let mut b = [byte; 16];
                 b[at] = b'a';
                 assert_eq!(
@@ -1303,11 +1294,23 @@ mod tests {
                     masks16_portable(&b),
                     "{byte} not at {at}"
                 );
-                assert_eq!(
-                    simd::common16(&b),
-                    common16_portable(&b),
-                    "{byte} not at {at}"
-                );
+            }
+        }
+    }
+
+    #[test]
+    fn control_characters_are_found_at_every_position() {
+        for len in [0, 1, 31, 32, 33, 64, 95, 100] {
+            assert!(!has_control(&vec![b'a'; len]));
+            for at in 0..len {
+                for c in [0u8, 1, 9, 10, 13, 0x1f] {
+                    let mut b = vec![0xffu8; len];
+                    b[at] = c;
+                    assert!(has_control(&b), "{c} at {at} of {len}");
+                }
+                let mut b = vec![b'a'; len];
+                b[at] = 0x20;
+                assert!(!has_control(&b));
             }
         }
     }
