@@ -539,20 +539,19 @@ impl<'a> Cursor<'a> {
         Some((start, end, escaped))
     }
 
-    /// A string value (at its opening quote): borrowed when it has no escapes, else unescaped
-    /// by serde_json itself.
+    /// A string value (at its opening quote): borrowed when it has no escapes, else unescaped.
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let (start, end, escaped) = self.skip_str()?;
+        let content = self.s.get(start..end)?;
         if escaped {
-            let quoted = self.s.get(start - 1..end + 1)?;
-            serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+            unescape(content).map(Cow::Owned)
         } else {
-            self.s.get(start..end).map(Cow::Borrowed)
+            Some(Cow::Borrowed(content))
         }
     }
 
-    /// A number (at its first byte): validated by its grammar; the value, and any number that
-    /// may be out of range, through serde_json's own parse.
+    /// A number (at its first byte): validated by its grammar; any number that may be out of
+    /// range through serde_json's own parse; the value when wanted.
     fn number(&mut self, want: bool) -> Option<Option<f64>> {
         let start = self.i;
         let b = self.b;
@@ -595,11 +594,19 @@ impl<'a> Cursor<'a> {
         }
         let unusual = magnitude > 300;
         self.i = i;
-        if !(want || unusual) {
+        let text = self.s.get(start..i)?;
+        if unusual {
+            let value = serde_json::from_str::<serde_json::Value>(text).ok()?;
+            return Some(value.as_f64().filter(|_| want));
+        }
+        if !want {
             return Some(None);
         }
-        let value = serde_json::from_str::<serde_json::Value>(self.s.get(start..i)?).ok()?;
-        Some(value.as_f64())
+        // serde_json's `as_f64` of a number in range: an integer read exactly then converted,
+        // or (beyond u64/i64, or with a fraction or exponent) a correctly rounded parse
+        // (`float_roundtrip`); either way the f64 nearest to the decimal value, which is what
+        // Rust's own parse gives too.
+        text.parse::<f64>().ok().map(Some)
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -981,6 +988,42 @@ fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     }
 }
 
+/// The content of a string that [`string_end`] took (every escape valid, no surrogate) with its
+/// escapes replaced, as serde_json does.
+fn unescape(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', b.get(i..)?) {
+        let at = i + k;
+        out.push_str(s.get(i..at)?);
+        let c = match *b.get(at + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let mut v = 0u32;
+                for &h in b.get(at + 2..at + 6)? {
+                    v = v * 16 + char::from(h).to_digit(16)?;
+                }
+                out.push(char::from_u32(v)?);
+                i = at + 6;
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(c);
+        i = at + 2;
+    }
+    out.push_str(s.get(i..)?);
+    Some(out)
+}
+
 /// Whether the escape character at `at` (after a backslash) is one of `/ b f r` or a `\u` with
 /// four hex digits naming no surrogate (the common escape characters are checked before).
 fn valid_rare_escape(b: &[u8], at: usize) -> Option<()> {
@@ -1221,6 +1264,102 @@ mod tests {
                 "{:?} from {start}",
                 String::from_utf8_lossy(b)
             );
+        }
+    }
+
+    #[test]
+    fn unescaping_matches_serde_json() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for a in STRING_SNIPPETS {
+            for b in STRING_SNIPPETS {
+                cases.push([&b"x"[..], a, b"yy", b, b"z"].concat());
+                cases.push([*a, *b].concat());
+            }
+        }
+        let mut taken = 0;
+        for content in cases {
+            let mut quoted = content.clone();
+            quoted.push(b'"');
+            if has_control(&quoted) {
+                continue;
+            }
+            let Ok(text) = std::str::from_utf8(&content) else {
+                continue;
+            };
+            let Some((end, true)) = string_end(&quoted, 0) else {
+                continue;
+            };
+            if end != content.len() {
+                continue;
+            }
+            let json = format!("\"{text}\"");
+            let expected: String = serde_json::from_str(&json).expect(&json);
+            assert_eq!(unescape(text).as_deref(), Some(expected.as_str()), "{json}");
+            taken += 1;
+        }
+        assert!(taken > 300, "{taken}");
+    }
+
+    #[test]
+    fn kept_numbers_have_serde_json_values() {
+        let mut numbers: Vec<String> = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "0.1",
+            "-0.0",
+            "1e5",
+            "1E+5",
+            "1e-5",
+            "2.5e-3",
+            "0.00034920000000000003",
+            "1.7976931348623157e308",
+            "5e-324",
+            "2.2250738585072011e-308",
+            "1e-400",
+            "-1e-400",
+            "9007199254740993",
+            "-9007199254740993",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "0.1e1",
+            "1.00000000000000011102230246251565404",
+            "1e300",
+            "9.999999999999999e299",
+            "12e-3",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut state = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mantissa = state % 10u64.pow((state >> 60) as u32 % 19 + 1);
+            let frac = (state >> 20) % 100000;
+            let exp = (state >> 40) as i64 % 330 - 165;
+            numbers.push(format!("{mantissa}"));
+            numbers.push(format!("-{mantissa}.{frac:05}"));
+            numbers.push(format!("{mantissa}.{frac}e{exp}"));
+        }
+        for n in &numbers {
+            let mut cur = Cursor::new(n.as_bytes()).unwrap();
+            let got = cur.number(true);
+            let expected = serde_json::from_str::<serde_json::Value>(n)
+                .ok()
+                .map(|v| v.as_f64());
+            match (got, expected) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{n}")
+                }
+                (None, _) => {}
+                (Some(a), None) => panic!("{n}: fast {a:?}, serde_json rejects it"),
+            }
         }
     }
 
