@@ -383,8 +383,12 @@ fn stream_lines(
             start = end + 1;
             search = start;
         }
-        buf.copy_within(start..filled, 0);
-        filled -= start;
+        if start > 0 {
+            // Without a line end in this read (a line longer than the buffer so far) there is
+            // nothing to move.
+            buf.copy_within(start..filled, 0);
+            filled -= start;
+        }
     }
     if filled > 0 {
         f(RawLine {
