@@ -10,16 +10,24 @@
 //! line goes through the full path) on anything unusual, so it never has to copy serde_json's
 //! error rules, only to be stricter:
 //!
-//! * the whole line is checked as UTF-8 once (`str::from_utf8`);
-//! * strings are skipped eight bytes at a time up to the next quote, backslash or control
-//!   character; a raw control character, an escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`
-//!   and any `\u` escape of a surrogate (lone or paired) give up; keys with escapes give up;
+//! * the whole line is checked once for UTF-8 (`str::from_utf8`) and for control characters
+//!   (bytes below 0x20): a line holding one gives up, since serde_json rejects them raw inside
+//!   strings and the only ones it takes between tokens (tab, CR) are whitespace left to it;
+//! * strings are scanned 64 bytes at a time with bitmasks of quotes and backslashes (SSE2 on
+//!   x86-64, one byte at a time elsewhere), escapes resolved for the whole block at once (see
+//!   "Strings, a block of bytes at a time" below); an escape other than
+//!   `\" \\ \/ \b \f \n \r \t \uXXXX` and any `\u` escape of a surrogate (lone or paired) give
+//!   up; keys with escapes give up;
 //! * numbers are checked against the JSON grammar; one that may overflow (integer digits plus
-//!   exponent above 300), and every number that is kept, goes through serde_json's own parse;
+//!   exponent above 300) goes through serde_json's own parse; a kept number in range is read
+//!   with Rust's `f64` parse, which gives what serde_json's `as_f64` does (the nearest `f64`:
+//!   serde_json reads integers exactly and converts them, other numbers with
+//!   `float_roundtrip`; tested against it);
 //! * whitespace other than spaces, nesting deeper than 100 (serde_json allows 128), trailing
 //!   bytes and any structural error give up;
 //! * a second occurrence of a key the facts depend on gives up (the full parse keeps the last);
-//! * strings that are kept and hold escapes are unescaped by serde_json itself.
+//! * strings that are kept and hold escapes are unescaped the way serde_json does (the escapes
+//!   were validated by the scan; tested against serde_json).
 //!
 //! The same lines also take the full path as before: invalid UTF-8 (repaired there), the first
 //! object of the file (which may be the header), non-objects. Key order only decides how much
@@ -27,8 +35,11 @@
 //! collected.
 //!
 //! A differential test (`tests/fastscan_differential.rs`) checks fast == full for every fixture,
-//! for generated and mutated sessions, and for every one- and two-byte sequence of awkward bytes
-//! at each kind of place in a line.
+//! for generated and mutated sessions, for every one- and two-byte sequence of awkward bytes at
+//! each kind of place in a line, and for quotes, backslashes, escapes and control characters at
+//! every offset of the string scanner's blocks. Unit tests below check the block scanner against
+//! a byte-at-a-time reference at every start offset, the SIMD masks against portable ones for
+//! every byte at every position, and unescaping and numbers against serde_json.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -487,9 +498,10 @@ const SIMPLE_ESCAPE: [bool; 256] = {
 /// Nesting deeper than this takes the full path (serde_json's own limit is 128).
 const MAX_DEPTH: u32 = 100;
 
-/// A position in one line, validated as UTF-8. Every reader returns `None` on anything it does
-/// not take exactly as serde_json would (see the module docs), which sends the line to the full
-/// parse.
+/// A position in one line, validated as UTF-8 and free of control characters (made only by
+/// [`Cursor::new`], which checks both: the readers rely on it). Every reader returns `None` on
+/// anything it does not take exactly as serde_json would (see the module docs), which sends the
+/// line to the full parse.
 struct Cursor<'a> {
     s: &'a str,
     b: &'a [u8],
