@@ -660,6 +660,16 @@ impl SessionViewState {
         self.rebuild_lines();
         // The selected entry is the end of its branch: show the end.
         self.transcript_scroll = self.transcript_bottom();
+        // A large session reads whole entries back from its file: say so if it changed.
+        if let Some(why) = self
+            .context
+            .entries
+            .iter()
+            .find_map(|&i| self.session.entries().get(i)?.unavailable())
+        {
+            let text = format!("{why}; text shown shortened (reopen the session)");
+            self.set_status(crate::ui::sanitize::sanitize_line(&text).into_owned(), true);
+        }
     }
 
     fn rebuild_lines(&mut self) {
