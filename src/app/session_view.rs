@@ -609,6 +609,19 @@ impl SessionViewState {
     }
 
     /// Sets `$HOME` for `~/…` paths in tool rows.
+    /// Loads a session and lays out its view (tree rows, the first transcript): the slow part
+    /// of opening a large session, run off the UI thread.
+    pub fn open(
+        path: &std::path::Path,
+        agent: Dialect,
+        viewport: Rect,
+        home: Option<String>,
+    ) -> Result<Box<SessionViewState>, String> {
+        let session = crate::storage::read::load_session(path).map_err(|e| e.to_string())?;
+        let view = SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home);
+        Ok(Box::new(view))
+    }
+
     pub fn with_home(mut self, home: Option<String>) -> Self {
         self.home = home;
         self
