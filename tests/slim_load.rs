@@ -10,6 +10,7 @@ use grove::model::context::{Dialect, LeafChoice, build_context};
 use grove::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap};
 use grove::model::flatten::{FilterMode, TreeNav, row_text, searchable_text};
 use grove::model::tree::Session;
+use grove::storage::fastscan::skim::{BLOCK_KEEPS, MESSAGE_KEEPS};
 use grove::storage::read::{SlimMode, load_session_with};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -44,9 +45,10 @@ fn kept_len(s: &str) -> usize {
     }
 }
 
-/// The rule, written plainly: strings longer than ELIDE_OVER bytes under `message.content`,
-/// `message.output`, or nested below a top-level field's direct children keep ELIDE_KEEP bytes.
-/// `level`: top-level fields are 1; `named`: the value is `message.content` or `.output`.
+/// The rule, written plainly: a `message` keeps MESSAGE_KEEPS, its content blocks BLOCK_KEEPS,
+/// and strings longer than ELIDE_OVER bytes in `message.content` or nested below a top-level
+/// field's direct children keep `kept_len` bytes. `level`: top-level fields are 1; `named`: the
+/// value is `message.content`.
 fn shorten(v: &Value, level: u32, named: bool) -> Value {
     match v {
         Value::String(s) if s.len() > ELIDE_OVER && (level >= 3 || named) => {
@@ -67,18 +69,41 @@ fn shorten(v: &Value, level: u32, named: bool) -> Value {
     }
 }
 
-fn shorten_entry(raw: &JsonMap) -> JsonMap {
-    raw.iter()
+fn keep_only(m: &JsonMap, keys: &[&str]) -> JsonMap {
+    m.iter()
+        .filter(|(k, _)| keys.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// A message's fields as a slim entry keeps them.
+fn slim_message(m: &JsonMap) -> JsonMap {
+    keep_only(m, MESSAGE_KEEPS)
+        .into_iter()
         .map(|(k, v)| {
             let v = match v {
-                Value::Object(m) if k == "message" => Value::Object(
-                    m.iter()
-                        .map(|(ck, cv)| {
-                            let named = matches!(ck.as_str(), "content" | "output");
-                            (ck.clone(), shorten(cv, 2, named))
+                Value::Array(blocks) if k == "content" => Value::Array(
+                    blocks
+                        .into_iter()
+                        .map(|b| match b {
+                            Value::Object(b) => Value::Object(keep_only(&b, BLOCK_KEEPS)),
+                            other => other,
                         })
                         .collect(),
                 ),
+                other => other,
+            };
+            let named = k == "content";
+            (k, shorten(&v, 2, named))
+        })
+        .collect()
+}
+
+fn slim_of(raw: &JsonMap) -> JsonMap {
+    raw.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::Object(m) if k == "message" => Value::Object(slim_message(m)),
                 other => shorten(other, 1, false),
             };
             (k.clone(), v)
@@ -113,7 +138,7 @@ fn assert_slim_is_whole(path: &Path) -> usize {
         assert!(!w.is_slim());
         if s.is_slim() {
             slim_count += 1;
-            assert_eq!(s.slim(), &shorten_entry(w.raw()), "{name} line {}", w.line);
+            assert_eq!(s.slim(), &slim_of(w.raw()), "{name} line {}", w.line);
         } else {
             assert_eq!(s.slim(), w.raw(), "{name} line {}", w.line);
         }
@@ -214,13 +239,13 @@ fn line_strategy() -> impl Strategy<Value = String> {
             );
             match kind {
                 0 => format!(
-                    r#"{{"type":"message",{head},"message":{{"role":"user","content":"{s1}","timestamp":1}}}}"#
+                    r#"{{"type":"message",{head},"message":{{"role":"user","content":"{s1}","timestamp":1,"api":"x"}}}}"#
                 ),
                 1 => format!(
-                    r#"{{"type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{s1}"}},{{"type":"text","text":"{s2}"}},{{"type":"toolCall","id":"t1","name":"bash","arguments":{{"command":"{s3}"}}}}],"provider":"p","model":"m","stopReason":"toolUse","errorMessage":"{s3}"}}}}"#
+                    r#"{{"type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{s1}"}},{{"type":"text","text":"{s2}"}},{{"type":"toolCall","id":"t1","name":"bash","arguments":{{"command":"{s3}"}}}}],"provider":"p","model":"m","stopReason":"toolUse","errorMessage":"{s3}","usage":{{"input":1,"cost":{{"total":0.5}}}},"timestamp":7}}}}"#
                 ),
                 2 => format!(
-                    r#"{{"type":"message",{head},"message":{{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{{"type":"text","text":"{s1}"}},{{"type":"image","data":"{s2}","mimeType":"image/png"}}],"details":{{"diff":"{s3}"}},"isError":false}}}}"#
+                    r#"{{"type":"message",{head},"message":{{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{{"type":"text","text":"{s1}"}},{{"type":"image","data":"{s2}","mimeType":"image/png"}},{{"type":"text","text":"{s3}","extra":"{s3}"}}],"details":{{"diff":"{s3}"}},"isError":false}}}}"#
                 ),
                 3 => format!(
                     r#"{{"type":"message",{head},"message":{{"role":"bashExecution","command":"{s1}","output":"{s2}","exitCode":0}}}}"#

@@ -5,14 +5,16 @@
 //! are lifted out once at parse time.
 //!
 //! # Slim entries
-//! A large session is loaded *slim* (see `storage::read::load_session`): in a line longer than
-//! [`ELIDE_OVER`] bytes, long strings deep inside the entry keep only a prefix, and the entry
-//! remembers where its line is. [`Entry::raw`] reads and parses that line again the first time
-//! the whole object is asked for (a transcript, an export, a fork), so memory follows the
-//! number of entries rather than the size of tool outputs and images. Which strings are
-//! shortened is chosen so that everything the tree, its search and the listing look at stays
-//! exact ([`Entry::slim`]): every top-level field, every direct field of `message` except
-//! `content` and `output`, and the first [`ELIDE_KEEP`] bytes of the rest.
+//! A large session is loaded *slim* (see `storage::read::load_session`): each entry keeps only
+//! what the tree, its search and the session list look at, and remembers where its line is.
+//! [`Entry::raw`] reads and parses that line again the first time the whole object is asked
+//! for (a transcript, an export, a fork), so memory follows the number of entries rather than
+//! the size of tool outputs, images and usage records. What a slim entry keeps
+//! ([`Entry::slim`]): every top-level field; of a `message`, its role, content, stop reason,
+//! error, tool call id and name, command, provider, model and custom type; of its content
+//! blocks, type, text, id, name and arguments; and of a string longer than [`ELIDE_OVER`]
+//! bytes in `message.content` or nested below a top-level field's direct children, its first
+//! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character).
 
 use std::fmt;
 use std::io;
@@ -322,8 +324,8 @@ impl Entry {
         }
     }
 
-    /// The object as loaded: for a slim entry, long strings deep inside it are shortened (see
-    /// the module docs for which stay exact). For views that only look at what stays exact.
+    /// The object as loaded: for a slim entry, only what the module docs list, long strings
+    /// shortened. For views that only look at what a slim entry keeps exactly.
     pub fn slim(&self) -> &JsonMap {
         &self.slim
     }
@@ -377,8 +379,8 @@ impl Entry {
         self.raw().get("message").and_then(Value::as_object)
     }
 
-    /// The `message` object as loaded: its `content` and `output` may be shortened (see
-    /// [`Entry::slim`]), its other direct fields are exact.
+    /// The `message` object as loaded: for a slim entry only the fields the module docs list,
+    /// its `content` shortened.
     pub fn slim_message(&self) -> Option<&JsonMap> {
         if self.kind != EntryKind::Message {
             return None;

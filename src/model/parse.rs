@@ -424,12 +424,11 @@ impl Block {
     }
 }
 
-/// One line: slim when it is long enough to hold a string worth shortening, else whole.
+/// One line: slim when a slim load takes it, else whole.
 fn parse_one(line: &RawLine<'_>, slim: Option<SlimLoad<'_>>) -> Parsed {
     // The first line (the header, maybe after a byte-order mark) is always whole.
     if let Some(load) = slim
         && line.offset > 0
-        && line.bytes.len() > super::entry::ELIDE_OVER
         && let Some((map, elided)) = load.parser.parse_slim(line.bytes)
     {
         return Parsed::Entry(

@@ -1,12 +1,15 @@
-//! Slim parsing of long lines for large sessions (see [`crate::model::entry`]): the line is
-//! walked with the listing scan's validating [`Cursor`], building the same `serde_json` object
-//! a full parse builds, except that a long string in a place that may be shortened keeps only
-//! its first [`ELIDE_KEEP`] bytes and is never copied or unescaped beyond them.
+//! Slim parsing of lines for large sessions (see [`crate::model::entry`]): the line is walked
+//! with the listing scan's validating [`Cursor`], building the same `serde_json` object a full
+//! parse builds, minus what the tree never looks at: a `message` keeps only
+//! [`MESSAGE_KEEPS`], its content blocks only [`BLOCK_KEEPS`] (so images and thinking are
+//! validated and skipped, never built), and a long string in a place that may be shortened
+//! keeps only its first [`ELIDE_KEEP`] bytes and is never copied or unescaped beyond them.
 //!
 //! The rules the cursor follows (module docs of [`super`]) make it take a line only when
 //! serde_json would take it too, and give up (`None`) on anything unusual; such a line is then
-//! parsed whole, so a slim parse can only ever differ from the full one in the shortened
-//! strings. `tests/slim_load.rs` checks exactly that.
+//! parsed whole, so a slim parse can only ever differ from the full one in what the rule leaves
+//! out. `tests/slim_load.rs` checks exactly that, and that the tree's rows, its search and the
+//! context read the same from slim entries as from whole ones.
 
 use serde_json::Value;
 
@@ -24,19 +27,41 @@ impl SlimParser for SkimParser {
     }
 }
 
-/// Where a value sits, which decides whether its strings may be shortened.
+/// The fields of a `message` a slim entry keeps: what rows, tree search, tool-call labels and
+/// the model replay read.
+pub const MESSAGE_KEEPS: &[&str] = &[
+    "role",
+    "content",
+    "stopReason",
+    "errorMessage",
+    "toolCallId",
+    "toolName",
+    "command",
+    "provider",
+    "model",
+    "customType",
+];
+
+/// The fields of a content block a slim entry keeps: text, and tool calls.
+pub const BLOCK_KEEPS: &[&str] = &["type", "text", "id", "name", "arguments"];
+
+/// Where a value sits, which decides what of it is kept.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
     /// The line's object.
     Root,
     /// The top-level `message` object.
     Message,
+    /// The `content` array of the message.
+    Content,
+    /// A block of that array.
+    Block,
     /// Anything else.
     Other,
 }
 
-/// Parses one line slim: the object and whether any string was shortened; `None` when the
-/// line is not taken (it must then be parsed whole).
+/// Parses one line slim: the object and whether anything was left out; `None` when the line
+/// is not taken (it must then be parsed whole).
 pub fn skim_line(bytes: &[u8]) -> Option<(JsonMap, bool)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut cur = Cursor {
@@ -55,11 +80,11 @@ pub fn skim_line(bytes: &[u8]) -> Option<(JsonMap, bool)> {
     (cur.i == bytes.len()).then_some((map, elided))
 }
 
-/// Strings that may be shortened: the `content` and `output` of the top-level `message`, and
-/// anything nested deeper than a top-level field's direct children. `level` is the value's
+/// Strings that may be shortened: the `content` of the top-level `message`, and anything
+/// nested deeper than a top-level field's direct children. `level` is the value's
 /// nesting (top-level fields are level 1).
 fn may_shorten(level: u32, parent: Place, key: Option<&str>) -> bool {
-    level >= 3 || (parent == Place::Message && matches!(key, Some("content" | "output")))
+    level >= 3 || (parent == Place::Message && key == Some("content"))
 }
 
 fn value<'a>(
@@ -78,12 +103,17 @@ fn value<'a>(
         b'"' => c.string().map(|s| Value::String(s.into_owned())),
         b'{' => object(c, level, place, elided).map(Value::Object),
         b'[' => {
+            let item_place = if place == Place::Content {
+                Place::Block
+            } else {
+                Place::Other
+            };
             let mut items = Vec::new();
             c.array(|c| {
                 items.push(value(
                     c,
                     level + 1,
-                    Place::Other,
+                    item_place,
                     may_shorten(level + 1, Place::Other, None),
                     elided,
                 )?);
@@ -109,10 +139,19 @@ fn value<'a>(
 fn object<'a>(c: &mut Cursor<'a>, level: u32, place: Place, elided: &mut bool) -> Option<JsonMap> {
     let mut map = JsonMap::new();
     c.object(|c, key| {
-        let child_place = if place == Place::Root && key == "message" {
-            Place::Message
-        } else {
-            Place::Other
+        let keeps = match place {
+            Place::Message => MESSAGE_KEEPS.contains(&key),
+            Place::Block => BLOCK_KEEPS.contains(&key),
+            _ => true,
+        };
+        if !keeps {
+            *elided = true;
+            return c.skip();
+        }
+        let child_place = match (place, key) {
+            (Place::Root, "message") => Place::Message,
+            (Place::Message, "content") => Place::Content,
+            _ => Place::Other,
         };
         let shorten = may_shorten(level + 1, place, Some(key));
         let v = value(c, level + 1, child_place, shorten, elided)?;
@@ -287,16 +326,30 @@ mod tests {
             "a".repeat(ELIDE_KEEP - 1),
             "\\t".repeat(3000)
         );
-        let line = format!(r#"{{"type":"message","id":"a","message":{{"output":"{s}"}}}}"#);
+        let line = format!(r#"{{"type":"message","id":"a","message":{{"content":"{s}"}}}}"#);
         let (map, elided) = skim_line(line.as_bytes()).unwrap();
         assert!(elided);
-        let full = whole(&line)["message"]["output"]
+        let full = whole(&line)["message"]["content"]
             .as_str()
             .unwrap()
             .to_owned();
-        let kept = map["message"]["output"].as_str().unwrap();
+        let kept = map["message"]["content"].as_str().unwrap();
         assert_eq!(kept, &full[..kept_len(&full)]);
         assert_eq!(kept.len(), ELIDE_KEEP - 1);
+    }
+
+    #[test]
+    fn images_thinking_and_usage_are_skipped() {
+        let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"toolCall","id":"t","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":1,"cost":{"total":2}},"stopReason":"toolUse","timestamp":5}}"#;
+        let (map, elided) = skim_line(line.as_bytes()).unwrap();
+        assert!(elided);
+        let expected = whole(
+            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking"},{"type":"image"},{"type":"toolCall","id":"t","name":"bash","arguments":{"command":"ls"}}],"stopReason":"toolUse"}}"#,
+        );
+        assert_eq!(map, expected);
+        // Skipped parts are still validated: a bad skipped value is not taken.
+        let bad = line.replace(r#""input":1"#, r#""input":01"#);
+        assert!(skim_line(bad.as_bytes()).is_none());
     }
 
     #[test]
