@@ -330,7 +330,6 @@ enum Parsed {
 struct Block {
     data: Vec<u8>,
     offset: u64,
-    first_line: usize,
 }
 
 /// Reads `reader` in blocks of whole lines of about [`BLOCK_BYTES`] (a longer line makes a
@@ -344,7 +343,6 @@ fn read_blocks<R: Read>(
 ) -> io::Result<(u64, bool)> {
     let mut carry: Vec<u8> = Vec::new();
     let mut offset = 0u64;
-    let mut line = 0usize;
     let mut total = 0u64;
     let mut last_newline = true;
     loop {
@@ -375,16 +373,9 @@ fn read_blocks<R: Read>(
         if data.is_empty() {
             break;
         }
-        let lines =
-            memchr::memchr_iter(b'\n', &data).count() + usize::from(data.last() != Some(&b'\n'));
         let block_len = data.len() as u64;
-        f(Block {
-            data,
-            offset,
-            first_line: line + 1,
-        });
+        f(Block { data, offset });
         offset += block_len;
-        line += lines;
         if eof {
             break;
         }
@@ -393,12 +384,13 @@ fn read_blocks<R: Read>(
 }
 
 impl Block {
-    /// Parses every line of the block (in parallel when it is big), in file order.
-    fn parse(&self, slim: Option<SlimLoad<'_>>) -> Vec<(usize, Parsed)> {
+    /// Parses every line of the block (in parallel when it is big), in file order; the first
+    /// is line number `first_line`.
+    fn parse(&self, first_line: usize, slim: Option<SlimLoad<'_>>) -> Vec<(usize, Parsed)> {
         use rayon::prelude::*;
         let mut lines = Vec::new();
         let mut start = 0usize;
-        let mut number = self.first_line;
+        let mut number = first_line;
         for end in memchr::memchr_iter(b'\n', &self.data) {
             lines.push((start, end, number, true));
             start = end + 1;
@@ -480,8 +472,11 @@ impl ParsedSession {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
             let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
             let reading = scope.spawn(move || read_blocks(reader, &spare_rx, |b| drop(tx.send(b))));
+            let mut next_line = 1;
             for block in rx {
-                for (number, parsed) in block.parse(slim) {
+                let parsed = block.parse(next_line, slim);
+                next_line += parsed.len();
+                for (number, parsed) in parsed {
                     s.push(number, parsed);
                 }
                 // Back to the reader for the next block (it may have finished: then dropped).
