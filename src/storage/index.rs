@@ -26,15 +26,30 @@
 //! place with the same size and a restored mtime still changes it.
 //!
 //! # On disk
-//! `DIR/index.bin` — the rows, replaced atomically (written to a temp file, then renamed):
-//! magic `GRIX`, [`FORMAT_VERSION`], the blob log's name and the row count, then each row
-//! length-prefixed in a compact binary encoding (see [`encode_rows`]), then a hash of every
-//! byte before it. Any mismatch (wrong magic or version, bad hash, a row that does not decode
-//! or does not use exactly its bytes, a wrong count) discards the whole file and the index is
-//! rebuilt silently. Binary rather than JSON lines: parsing 13 MB of JSON rows was half of a
-//! warm listing of 10k sessions (~50 ms); reading and decoding the 8.6 MB binary file takes
-//! ~25 ms, most of it allocating the rows' strings.
-//! (Format 2 and earlier wrote `index.jsonl`; it is ignored, and removed at the next write.)
+//! `DIR/index.bin` — the rows ("base"), replaced atomically (written to a temp file, then
+//! renamed): magic `GRIX`, [`FORMAT_VERSION`], a random id fresh for each rows file written,
+//! the blob log's name and the row count, then each row length-prefixed in a compact binary
+//! encoding (see [`encode_rows`]), then a hash of every byte before it. Any mismatch (wrong
+//! magic or version, bad hash, a row that does not decode or does not use exactly its bytes, a
+//! wrong count) discards the whole file and the index is rebuilt silently. Binary rather than
+//! JSON lines: parsing 13 MB of JSON rows was half of a warm listing of 10k sessions (~50 ms);
+//! reading and decoding the 8.6 MB binary file takes ~25 ms, most of it allocating the rows'
+//! strings. (Format 2 and earlier wrote `index.jsonl`; it is ignored, and removed at the next
+//! write.)
+//!
+//! `DIR/index-<id>.journal` — the rows changed since the rows file with that id was written,
+//! so that one grown or new session costs one small record, not a rewrite of every row. Each
+//! write that changed rows appends one record `[b"GRJ1"][len u64][hash u64][payload]` with one
+//! `write` on an `O_APPEND` handle; the payload is the rows file's id, the changed rows (in
+//! the rows file's encoding) and the removed paths. Opening reads the rows file, then applies
+//! the journal's records in order (the last record wins for a path). The first record that
+//! does not check out (torn by a crash, garbage, or bound to another rows file's id) ends the
+//! replay without error, and the next write starts a new rows file rather than appending
+//! after it. A journal is never read for a rows file other than its own: its name and each
+//! record carry the id. When a record would take the journal past a quarter of the rows
+//! file's size or past [`JOURNAL_MAX_RECORDS`] records, or when the blob log is compacted, all
+//! rows are written to a new rows file (new id, hence a new, empty journal) and the old
+//! journal is deleted.
 //!
 //! `DIR/blobs-<id>.bin` — an append-only log of the large parts: each session's searchable
 //! text and its resumable scan state. Each record is `[b"GRB1"][len u64][hash u64][payload]`,
@@ -45,9 +60,14 @@
 //! of every session's text. The log is compacted (live records copied to a new log) when less
 //! than half of it is referenced.
 //!
-//! Two processes: each reads the rows, appends its records, and renames its own rows file in
-//! place. The last writer wins; the loser's new records become garbage. Neither can see a torn
-//! file.
+//! Two processes: each reads the rows and journal, and appends its own records to both logs;
+//! records are self-contained and never interleave, so both processes' rows are kept. Before
+//! appending, a process applies the journal records the other appended since it last looked
+//! (keeping its own rows for the paths it just read), and when the other replaced the rows
+//! file, it reads the new one and puts its own changes on top. Only when the other also moved
+//! to a new blob log does it write a rows file of its own: the last writer wins, and the rows
+//! it lacks are rescanned next time (rows are always checked against the file's key, so a stale
+//! row costs work, never a wrong listing). Neither can see a torn file.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -67,14 +87,21 @@ use super::scan::{Listing, error_reason, sort_by_modified};
 use crate::model::context::Dialect;
 use crate::model::info::{SessionInfo, WorkflowInfo};
 
-/// Bump on any change to the rows, records or [`ScanState`] encoding: older files are ignored
-/// and rebuilt.
-pub const FORMAT_VERSION: u32 = 3;
+/// Bump on any change to the rows, journal, records or [`ScanState`] encoding: older files are
+/// ignored and rebuilt.
+pub const FORMAT_VERSION: u32 = 4;
 const ROWS_MAGIC: &[u8; 4] = b"GRIX";
 const ROWS_FILE: &str = "index.bin";
 const OLD_ROWS_FILE: &str = "index.jsonl";
 const RECORD_MAGIC: &[u8; 4] = b"GRB1";
+const JOURNAL_MAGIC: &[u8; 4] = b"GRJ1";
+/// Magic, payload length and payload hash: the header of blob and journal records alike.
 const RECORD_HEADER: usize = 20;
+/// The journal is folded into a new rows file when it would grow past this fraction of the
+/// rows file (1/4: replaying it then costs at most a quarter more than reading the rows)...
+const JOURNAL_MAX_FRACTION: u64 = 4;
+/// ...or past this many records.
+const JOURNAL_MAX_RECORDS: u64 = 1000;
 /// Bytes before the resume offset that must be unchanged for a resumed scan.
 const TAIL_CHECK: u64 = 4096;
 /// Blob logs not referenced by the rows file and idle this long are removed.
@@ -115,12 +142,17 @@ pub struct ListStats {
     pub bytes_read: u64,
     /// Whether the index was written.
     pub persisted: bool,
+    /// Whether that write replaced the rows file (`false`: one record appended to the journal).
+    pub rows_rewritten: bool,
+    /// Bytes of rows written: the new rows file, or the journal record.
+    pub rows_bytes_written: u64,
     pub persist_error: Option<String>,
 }
 
 /// Rows by path. Keyed by the path's bytes (hashing a `Path` walks its components), with
 /// [`KeyHasher`]: SipHash was a tenth of a warm listing, and these keys are not adversarial.
 type RowMap = HashMap<OsString, Row, BuildHasherDefault<KeyHasher>>;
+type PathSet = HashSet<OsString, BuildHasherDefault<KeyHasher>>;
 
 /// A fast non-cryptographic hasher for paths (the mix of [`fast_hash`]).
 #[derive(Default)]
@@ -143,8 +175,38 @@ pub struct Index {
     rows: RowMap,
     /// The blob log the rows refer to.
     log: Option<BlobLog>,
-    dirty: bool,
+    /// The rows file these rows were read from or last written to, and how much of its journal
+    /// they include; `None` when there is none (a new base must be written).
+    base: Option<Base>,
+    /// Paths whose rows changed (upserted or removed) since the rows were last written.
+    pending: PathSet,
+    /// The next write must be a new rows file, not a journal record (no rows file yet, the
+    /// blob log was compacted, or the journal ends with bytes that are not a record).
+    rewrite_base: bool,
     stats: ListStats,
+}
+
+/// The rows file ("base") the in-memory rows build on.
+#[derive(Debug)]
+struct Base {
+    /// Random, fresh for each rows file written; names its journal and is in every record.
+    id: u64,
+    /// The rows file's size.
+    len: u64,
+    log_name: String,
+    /// Bytes of the journal applied (or written by us) so far, and their record count.
+    journal_end: u64,
+    journal_records: u64,
+}
+
+impl Base {
+    fn journal_name(&self) -> String {
+        journal_name(self.id)
+    }
+}
+
+fn journal_name(id: u64) -> String {
+    format!("index-{id:016x}.journal")
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -237,17 +299,31 @@ impl Index {
     pub fn open_at(dir: &Path) -> Index {
         let mut index = Index {
             dir: Some(dir.to_path_buf()),
-            rows: RowMap::default(),
-            log: None,
-            dirty: false,
-            stats: ListStats::default(),
+            ..Index::disabled()
         };
-        if let Some((rows, log_name)) = read_rows(&dir.join(ROWS_FILE))
-            && let Ok(log) = BlobLog::open(dir, &log_name)
-        {
-            index.rows = rows;
-            index.log = Some(log);
-        }
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok() else {
+            return index;
+        };
+        let Some((mut rows, log_name, id)) = decode_rows(&data) else {
+            return index;
+        };
+        let Ok(log) = BlobLog::open(dir, &log_name) else {
+            return index;
+        };
+        // The journal: records appended since this rows file was written, applied in order.
+        // Whatever does not check out (a torn tail from a crash, garbage) ends the replay; the
+        // next write then starts a new rows file (see `catch_up`).
+        let journal = fs::read(dir.join(journal_name(id))).unwrap_or_default();
+        let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
+        index.rows = rows;
+        index.log = Some(log);
+        index.base = Some(Base {
+            id,
+            len: data.len() as u64,
+            log_name,
+            journal_end: journal_end as u64,
+            journal_records,
+        });
         index
     }
 
@@ -257,7 +333,9 @@ impl Index {
             dir: None,
             rows: RowMap::default(),
             log: None,
-            dirty: false,
+            base: None,
+            pending: PathSet::default(),
+            rewrite_base: false,
             stats: ListStats::default(),
         }
     }
@@ -353,7 +431,9 @@ impl Index {
                         } else {
                             self.rows.remove(file.path.as_os_str());
                         }
-                        self.dirty |= enabled;
+                        if enabled {
+                            self.pending.insert(file.path.clone().into_os_string());
+                        }
                         match info {
                             Ok(info) => {
                                 on_event(IndexEvent::Scanned(&info));
@@ -372,7 +452,7 @@ impl Index {
                     Err(e) => {
                         self.stats.scanned += 1;
                         if self.rows.remove(file.path.as_os_str()).is_some() {
-                            self.dirty |= enabled;
+                            self.pending.insert(file.path.clone().into_os_string());
                         }
                         let p = Skipped {
                             path: file.path.clone(),
@@ -393,14 +473,17 @@ impl Index {
                 .map(|s| s.path.as_os_str())
                 .chain(problems.iter().map(|p| p.path.as_os_str()))
                 .collect();
-            let before = self.rows.len();
+            let pending = &mut self.pending;
             self.rows.retain(|path, _| {
-                listed.contains(path.as_os_str())
-                    || !roots.iter().any(|r| Path::new(path).starts_with(&r.path))
+                let keep = listed.contains(path.as_os_str())
+                    || !roots.iter().any(|r| Path::new(path).starts_with(&r.path));
+                if !keep {
+                    pending.insert(path.clone());
+                }
+                keep
             });
-            self.dirty |= self.rows.len() != before;
         }
-        if self.dirty {
+        if !self.pending.is_empty() {
             match self.persist() {
                 Ok(()) => self.stats.persisted = true,
                 Err(e) => self.stats.persist_error = Some(e.to_string()),
@@ -513,7 +596,9 @@ impl Index {
         (Ok(info), row)
     }
 
-    /// Writes the rows (atomically) and compacts the blob log when mostly garbage.
+    /// Writes the rows changed since the last write: one record appended to the journal, or a
+    /// new rows file (atomically) when there is none yet, when the journal has grown past its
+    /// share, or when most rows changed. Compacts the blob log when it is mostly garbage.
     pub fn persist(&mut self) -> io::Result<()> {
         let Some(dir) = self.dir.clone() else {
             return Ok(());
@@ -522,6 +607,7 @@ impl Index {
         if self.log.is_none() {
             self.log = Some(BlobLog::create(&dir)?);
         }
+        self.catch_up(&dir);
         let live: u64 = self
             .rows
             .values()
@@ -533,17 +619,155 @@ impl Index {
         if log_len > 2 * live + (1 << 20) {
             self.compact(&dir)?;
         }
+        if !self.rewrite_base
+            && let Some(written) = self.append_journal(&dir)?
+        {
+            self.stats.rows_rewritten = false;
+            self.stats.rows_bytes_written = written;
+            self.pending.clear();
+            return Ok(());
+        }
+        self.write_base(&dir)
+    }
+
+    /// Brings the rows up to date with what other processes wrote since we read them, keeping
+    /// our pending changes on top (they were read from the files just now): the records they
+    /// appended to our journal, or the rows file (and journal) that replaced ours. Sets
+    /// [`Index::rewrite_base`] when our next write cannot be a journal record: no rows file of
+    /// ours, another blob log, or a journal that ends with bytes that are not a record (a
+    /// record appended after them would never be read).
+    fn catch_up(&mut self, dir: &Path) {
+        let (Some(base), Some(log)) = (&mut self.base, &self.log) else {
+            self.rewrite_base = true;
+            return;
+        };
+        if base.log_name != log.name {
+            self.rewrite_base = true;
+            return;
+        }
+        if base_id_on_disk(&dir.join(ROWS_FILE)) != Some(base.id) {
+            self.rewrite_base |= !self.adopt_disk_rows(dir);
+            return;
+        }
+        let tail = (|| {
+            let file = File::open(dir.join(base.journal_name())).ok()?;
+            let len = file.metadata().ok()?.len();
+            let mut tail = vec![0u8; usize::try_from(len.checked_sub(base.journal_end)?).ok()?];
+            read_at(&file, &mut tail, base.journal_end).ok()?;
+            Some(tail)
+        })();
+        let Some(tail) = tail else {
+            // No journal yet is fine; a shorter one was replaced behind our back.
+            self.rewrite_base |= base.journal_end > 0;
+            return;
+        };
+        let (end, records) = replay_journal(&tail, base.id, &mut self.rows, Some(&self.pending));
+        base.journal_end += end as u64;
+        base.journal_records += records;
+        self.rewrite_base |= end < tail.len();
+    }
+
+    /// Another process wrote a new rows file since ours: takes its rows (and journal) with our
+    /// pending changes on top, if it uses the same blob log (our rows point into it) and its
+    /// journal reads to the end. `false`: nothing changed, write a rows file of our own.
+    fn adopt_disk_rows(&mut self, dir: &Path) -> bool {
+        let Some(log) = &self.log else {
+            return false;
+        };
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok() else {
+            return false;
+        };
+        let Some((mut rows, log_name, id)) = decode_rows(&data) else {
+            return false;
+        };
+        if log_name != log.name {
+            return false;
+        }
+        let journal = fs::read(dir.join(journal_name(id))).unwrap_or_default();
+        let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
+        if journal_end < journal.len() {
+            return false;
+        }
+        for p in &self.pending {
+            match self.rows.get(p) {
+                Some(row) => rows.insert(p.clone(), row.clone()),
+                None => rows.remove(p),
+            };
+        }
+        self.rows = rows;
+        self.base = Some(Base {
+            id,
+            len: data.len() as u64,
+            log_name,
+            journal_end: journal_end as u64,
+            journal_records,
+        });
+        true
+    }
+
+    /// Appends the pending rows to the journal of our rows file as one record (after
+    /// [`Index::catch_up`]); `None` when the record would take the journal past its share, so
+    /// that a new rows file must be written instead.
+    fn append_journal(&mut self, dir: &Path) -> io::Result<Option<u64>> {
+        let Some(base) = &mut self.base else {
+            return Ok(None);
+        };
+        let record = encode_journal_record(base.id, &self.rows, &self.pending);
+        let after = base.journal_end + record.len() as u64;
+        if after > base.len / JOURNAL_MAX_FRACTION || base.journal_records >= JOURNAL_MAX_RECORDS {
+            return Ok(None);
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(dir.join(base.journal_name()))?;
+        let mut f = &file;
+        f.write_all(&record)?;
+        base.journal_records += 1;
+        // With O_APPEND the position is the end of our write. When it is not where we expected,
+        // another process appended since the catch-up: its records are read at our next write
+        // (ours again with them, which changes nothing).
+        if f.stream_position()? == after {
+            base.journal_end = after;
+        }
+        Ok(Some(record.len() as u64))
+    }
+
+    /// Writes every row to a new rows file (temp file + rename) with an empty journal.
+    fn write_base(&mut self, dir: &Path) -> io::Result<()> {
         let Some(log) = &self.log else {
             return Ok(());
         };
+        let id = loop {
+            let id = fast_hash(unique_suffix().as_bytes());
+            if self.base.as_ref().is_none_or(|b| b.id != id) {
+                break id;
+            }
+        };
         let mut paths: Vec<&OsString> = self.rows.keys().collect();
         paths.sort();
-        let out = encode_rows(&log.name, paths.into_iter().map(|p| &self.rows[p]));
+        let out = encode_rows(id, &log.name, paths.into_iter().map(|p| &self.rows[p]));
         write_atomically(&dir.join(ROWS_FILE), &out)?;
+        let old = self.base.replace(Base {
+            id,
+            len: out.len() as u64,
+            log_name: log.name.clone(),
+            journal_end: 0,
+            journal_records: 0,
+        });
+        self.stats.rows_rewritten = true;
+        self.stats.rows_bytes_written = out.len() as u64;
+        self.pending.clear();
+        self.rewrite_base = false;
+        // The superseded journal: its records are in the new rows file or stale. A process that
+        // still appends to it loses those records (its files are then rescanned), as when it
+        // replaces the rows file itself.
+        if let Some(old) = old {
+            let _ = fs::remove_file(dir.join(old.journal_name()));
+        }
         // The rows file of format 2 and earlier (JSON lines), if still there.
         let _ = fs::remove_file(dir.join(OLD_ROWS_FILE));
-        self.dirty = false;
-        remove_stale_logs(&dir, &log.name);
+        remove_stale_files(dir, &log.name, &journal_name(id));
         Ok(())
     }
 
@@ -573,12 +797,15 @@ impl Index {
         }
         for p in drop_rows {
             self.rows.remove(&p);
+            self.pending.insert(p);
         }
         for row in self.rows.values_mut() {
             row.text = row.text.and_then(|r| moved.get(&r).copied());
             row.state = row.state.and_then(|r| moved.get(&r).copied());
         }
         self.log = Some(new);
+        // Every row now points elsewhere: only a new rows file can say so.
+        self.rewrite_base = true;
         Ok(())
     }
 }
@@ -701,35 +928,42 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-/// Reads and checks the rows file; `None` when missing, corrupt or of another version.
-fn read_rows(path: &Path) -> Option<(RowMap, String)> {
-    let data = fs::read(path).ok()?;
-    decode_rows(&data)
+/// The id of the rows file at `path` (read from its header, not checked further).
+fn base_id_on_disk(path: &Path) -> Option<u64> {
+    let mut head = [0u8; 16];
+    File::open(path).ok()?.read_exact(&mut head).ok()?;
+    let mut d = Dec { b: &head, i: 0 };
+    if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
+        return None;
+    }
+    d.u64()
 }
 
-/// The rows file: `GRIX`, version (u32), blob log name, row count (u64), then each row as its
-/// length (u32) and bytes, then a hash (u64) of every byte before it. Integers are little
-/// endian; strings and paths are a length (u64) and bytes; an `Option` is a 0/1 byte and the
-/// value.
-fn encode_rows<'a>(log_name: &str, rows: impl ExactSizeIterator<Item = &'a Row>) -> Vec<u8> {
+/// The rows file: `GRIX`, version (u32), its id (u64), blob log name, row count (u64), then
+/// each row as its length (u32) and bytes, then a hash (u64) of every byte before it. Integers
+/// are little endian; strings and paths are a length (u64) and bytes; an `Option` is a 0/1
+/// byte and the value.
+fn encode_rows<'a>(
+    id: u64,
+    log_name: &str,
+    rows: impl ExactSizeIterator<Item = &'a Row>,
+) -> Vec<u8> {
     let mut e = Enc(Vec::with_capacity(rows.len() * 512 + 64));
     e.0.extend_from_slice(ROWS_MAGIC);
     e.u32(FORMAT_VERSION);
+    e.u64(id);
     e.str(log_name);
     e.u64(rows.len() as u64);
     for row in rows {
-        let at = e.0.len();
-        e.u32(0);
-        encode_row(&mut e, row);
-        let len = (e.0.len() - at - 4) as u32;
-        e.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        e.row(row);
     }
     let hash = fast_hash(&e.0);
     e.u64(hash);
     e.0
 }
 
-fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
+/// The rows, blob log name and id of a rows file; `None` when corrupt or of another version.
+fn decode_rows(data: &[u8]) -> Option<(RowMap, String, u64)> {
     let body_len = data.len().checked_sub(8)?;
     let (body, hash) = data.split_at(body_len);
     if fast_hash(body) != u64::from_le_bytes(hash.try_into().ok()?) {
@@ -739,6 +973,7 @@ fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
     if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
         return None;
     }
+    let id = d.u64()?;
     let log_name = d.string()?;
     if !valid_log_name(&log_name) {
         return None;
@@ -748,19 +983,103 @@ fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
     // from another thread).
     let mut rows = RowMap::with_capacity_and_hasher(count.min(body.len() / 64), Default::default());
     for _ in 0..count {
-        let len = d.u32()? as usize;
-        let bytes = d.take(len)?;
-        let mut r = Dec { b: bytes, i: 0 };
-        let row = decode_row(&mut r)?;
-        if r.i != bytes.len() {
-            return None;
-        }
+        let row = d.row()?;
         rows.insert(row.path.clone().into_os_string(), row);
     }
     if d.i != body.len() {
         return None;
     }
-    (rows.len() == count).then_some((rows, log_name))
+    (rows.len() == count).then_some((rows, log_name, id))
+}
+
+/// One journal record: `GRJ1`, payload length (u64), payload hash (u64), then the payload: the
+/// id of the rows file it belongs to (u64), the changed rows (count u64, each as in the rows
+/// file) and the removed paths (count u64, each a path). Written with one `write`.
+fn encode_journal_record(base_id: u64, rows: &RowMap, changed: &PathSet) -> Vec<u8> {
+    let mut changed: Vec<&OsString> = changed.iter().collect();
+    changed.sort();
+    let (upserted, removed): (Vec<&OsString>, Vec<&OsString>) =
+        changed.into_iter().partition(|p| rows.contains_key(*p));
+    let mut e = Enc(Vec::with_capacity(
+        RECORD_HEADER + 24 + upserted.len() * 1024,
+    ));
+    e.0.extend_from_slice(JOURNAL_MAGIC);
+    e.u64(0);
+    e.u64(0);
+    e.u64(base_id);
+    e.u64(upserted.len() as u64);
+    for p in upserted {
+        e.row(&rows[p]);
+    }
+    e.u64(removed.len() as u64);
+    for p in removed {
+        e.path(Path::new(p));
+    }
+    let payload_len = (e.0.len() - RECORD_HEADER) as u64;
+    let hash = fast_hash(&e.0[RECORD_HEADER..]);
+    e.0[4..12].copy_from_slice(&payload_len.to_le_bytes());
+    e.0[12..20].copy_from_slice(&hash.to_le_bytes());
+    e.0
+}
+
+/// Applies the journal records in `data` that belong to rows file `base_id` to `rows`, in
+/// order (the last record wins for a path), leaving the paths in `keep` alone. Stops at the
+/// first record that does not check out: wrong magic, a length past the end, a bad hash, a
+/// payload that does not decode, or another rows file's id. Returns the offset after the last
+/// record applied and the number of records applied.
+fn replay_journal(
+    data: &[u8],
+    base_id: u64,
+    rows: &mut RowMap,
+    keep: Option<&PathSet>,
+) -> (usize, u64) {
+    let mut at = 0;
+    let mut records = 0;
+    while let Some((next, upserted, removed)) = journal_record(data, at, base_id) {
+        let kept = |p: &OsStr| keep.is_some_and(|k| k.contains(p));
+        for row in upserted {
+            if !kept(row.path.as_os_str()) {
+                rows.insert(row.path.clone().into_os_string(), row);
+            }
+        }
+        for p in removed {
+            if !kept(p.as_os_str()) {
+                rows.remove(p.as_os_str());
+            }
+        }
+        at = next;
+        records += 1;
+    }
+    (at, records)
+}
+
+/// The record at `at`: where the next one starts, its rows and its removed paths.
+fn journal_record(data: &[u8], at: usize, base_id: u64) -> Option<(usize, Vec<Row>, Vec<PathBuf>)> {
+    let mut d = Dec { b: data, i: at };
+    if d.take(4)? != JOURNAL_MAGIC {
+        return None;
+    }
+    let len = usize::try_from(d.u64()?).ok()?;
+    let hash = d.u64()?;
+    let payload = d.take(len)?;
+    if fast_hash(payload) != hash {
+        return None;
+    }
+    let mut p = Dec { b: payload, i: 0 };
+    if p.u64()? != base_id {
+        return None;
+    }
+    let count = usize::try_from(p.u64()?).ok()?;
+    let mut upserted = Vec::with_capacity(count.min(len / 64));
+    for _ in 0..count {
+        upserted.push(p.row()?);
+    }
+    let count = usize::try_from(p.u64()?).ok()?;
+    let mut removed = Vec::with_capacity(count.min(len / 8));
+    for _ in 0..count {
+        removed.push(p.path()?);
+    }
+    (p.i == payload.len()).then_some((d.i, upserted, removed))
 }
 
 struct Enc(Vec<u8>);
@@ -816,6 +1135,14 @@ impl Enc {
         self.u64(b.off);
         self.u64(b.len);
         self.u64(b.hash);
+    }
+    /// A row as its length (u32) and bytes.
+    fn row(&mut self, row: &Row) {
+        let at = self.0.len();
+        self.u32(0);
+        encode_row(self, row);
+        let len = (self.0.len() - at - 4) as u32;
+        self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
 }
 
@@ -888,6 +1215,14 @@ impl<'a> Dec<'a> {
             len: self.u64()?,
             hash: self.u64()?,
         })
+    }
+    /// What [`Enc::row`] wrote: the row must use exactly its bytes.
+    fn row(&mut self) -> Option<Row> {
+        let len = self.u32()? as usize;
+        let bytes = self.take(len)?;
+        let mut r = Dec { b: bytes, i: 0 };
+        let row = decode_row(&mut r)?;
+        (r.i == bytes.len()).then_some(row)
     }
 }
 
@@ -1098,13 +1433,21 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Removes blob logs other than `current` that nobody has written to for a while.
-fn remove_stale_logs(dir: &Path, current: &str) {
+fn valid_journal_name(name: &str) -> bool {
+    name.len() == "index-.journal".len() + 16
+        && name.starts_with("index-")
+        && name.ends_with(".journal")
+        && name[6..22].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Removes blob logs and journals other than the current ones that nobody has written to for
+/// a while.
+fn remove_stale_files(dir: &Path, log: &str, journal: &str) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
-        if name == current || !valid_log_name(name) {
+        if name == log || name == journal || !(valid_log_name(name) || valid_journal_name(name)) {
             continue;
         }
         let idle = e
@@ -1299,18 +1642,96 @@ mod tests {
     #[test]
     fn rows_round_trip_through_the_binary_encoding() {
         let rows = sample_rows();
-        let bytes = encode_rows("blobs-1.bin", rows.iter());
-        let (decoded, log) = decode_rows(&bytes).expect("decodes");
-        assert_eq!(log, "blobs-1.bin");
+        let bytes = encode_rows(7, "blobs-1.bin", rows.iter());
+        let (decoded, log, id) = decode_rows(&bytes).expect("decodes");
+        assert_eq!((log.as_str(), id), ("blobs-1.bin", 7));
         assert_eq!(decoded.len(), rows.len());
         for row in &rows {
             assert_eq!(decoded.get(row.path.as_os_str()), Some(row));
         }
     }
 
+    fn row_map(rows: Vec<Row>) -> RowMap {
+        rows.into_iter()
+            .map(|r| (r.path.clone().into_os_string(), r))
+            .collect()
+    }
+
+    fn paths(p: &[&str]) -> PathSet {
+        p.iter().map(OsString::from).collect()
+    }
+
+    /// Two records: the first upserts both sample rows, the second removes the first row and
+    /// upserts the second with another key.
+    fn two_journal_records() -> (Vec<u8>, usize, RowMap) {
+        let rows = row_map(sample_rows());
+        let all: Vec<&str> = vec!["/s/a é.jsonl", "/s/bad.jsonl"];
+        let mut journal = encode_journal_record(7, &rows, &paths(&all));
+        let first = journal.len();
+        let mut after = rows.clone();
+        after.remove(OsStr::new(all[0]));
+        after.get_mut(OsStr::new(all[1])).unwrap().key.size = 1234;
+        journal.extend(encode_journal_record(7, &after, &paths(&all)));
+        (journal, first, after)
+    }
+
+    #[test]
+    fn journal_records_replay_in_order() {
+        let (journal, first, after) = two_journal_records();
+        let mut rows = RowMap::default();
+        assert_eq!(
+            replay_journal(&journal, 7, &mut rows, None),
+            (journal.len(), 2)
+        );
+        assert_eq!(rows, after);
+        // Only the first record.
+        let mut rows = RowMap::default();
+        assert_eq!(
+            replay_journal(&journal[..first], 7, &mut rows, None),
+            (first, 1)
+        );
+        assert_eq!(rows, row_map(sample_rows()));
+        // Paths kept as they are.
+        let mut rows = RowMap::default();
+        let keep = paths(&["/s/bad.jsonl"]);
+        replay_journal(&journal, 7, &mut rows, Some(&keep));
+        assert!(rows.is_empty(), "{rows:?}");
+        // Another rows file's journal: nothing applied.
+        let mut rows = RowMap::default();
+        assert_eq!(replay_journal(&journal, 8, &mut rows, None), (0, 0));
+        assert!(rows.is_empty());
+    }
+
+    #[test]
+    fn a_damaged_journal_applies_the_records_before_the_damage() {
+        let (journal, first, after) = two_journal_records();
+        for len in 0..journal.len() {
+            let mut rows = RowMap::default();
+            let (end, n) = replay_journal(&journal[..len], 7, &mut rows, None);
+            let expected = if len < first { (0, 0) } else { (first, 1) };
+            assert_eq!((end, n), expected, "truncated to {len}");
+        }
+        for i in 0..journal.len() {
+            let mut b = journal.clone();
+            b[i] ^= 0x01;
+            let mut rows = RowMap::default();
+            let (end, _) = replay_journal(&b, 7, &mut rows, None);
+            let expected = if i < first { 0 } else { first };
+            assert_eq!(end, expected, "byte {i} flipped");
+            if i >= first {
+                assert_eq!(rows, row_map(sample_rows()));
+            }
+        }
+        let mut rows = RowMap::default();
+        let mut b = journal.clone();
+        b.extend_from_slice(b"GRJ1\xff\xff\xff\xff\xff\xff\xff\xff");
+        assert_eq!(replay_journal(&b, 7, &mut rows, None), (journal.len(), 2));
+        assert_eq!(rows, after);
+    }
+
     #[test]
     fn damaged_rows_are_rejected_without_panicking() {
-        let bytes = encode_rows("blobs-1.bin", sample_rows().iter());
+        let bytes = encode_rows(7, "blobs-1.bin", sample_rows().iter());
         for len in 0..bytes.len() {
             assert!(decode_rows(&bytes[..len]).is_none(), "truncated to {len}");
         }
