@@ -411,6 +411,11 @@ impl Index {
             let log_ref = log.as_ref();
             let todo = &todo;
             s.spawn(move || {
+                // A warm listing has nothing to read: no thread pool started for nothing (its
+                // threads spin before they sleep).
+                if todo.is_empty() {
+                    return;
+                }
                 todo.par_iter().for_each_with(tx, |tx, (file, old)| {
                     let r = rescan(file, old.as_ref(), log_ref, enabled);
                     let _ = tx.send((file.clone(), r));
