@@ -32,10 +32,12 @@
 //! encoding (see [`encode_rows`]), then a hash of every byte before it. Any mismatch (wrong
 //! magic or version, bad hash, a row that does not decode or does not use exactly its bytes, a
 //! wrong count) discards the whole file and the index is rebuilt silently. Binary rather than
-//! JSON lines: parsing 13 MB of JSON rows was half of a warm listing of 10k sessions (~50 ms);
-//! reading and decoding the 8.6 MB binary file takes ~25 ms, most of it allocating the rows'
-//! strings. (Format 2 and earlier wrote `index.jsonl`; it is ignored, and removed at the next
-//! write.)
+//! JSON lines: parsing 13 MB of JSON rows was half of a warm listing of 10k sessions (~50 ms).
+//! A row's listing fields stay encoded, pointing into the bytes read, until the row is listed;
+//! they are then decoded straight into the listing (see [`InfoBytes`]), and fields that do not
+//! decode make the file rescanned. Opening 10k rows (~7 MB) takes ~10 ms: reading the file and
+//! one allocation per row (its path). (Format 2 and earlier wrote `index.jsonl`; it is ignored,
+//! and removed at the next write.)
 //!
 //! `DIR/index-<id>.journal` — the rows changed since the rows file with that id was written,
 //! so that one grown or new session costs one small record, not a rewrite of every row. Each
@@ -75,7 +77,7 @@ use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -209,7 +211,7 @@ fn journal_name(id: u64) -> String {
     format!("index-{id:016x}.journal")
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct FileKey {
     size: u64,
     mtime: (i64, u32),
@@ -253,24 +255,21 @@ impl FileKey {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct BlobRef {
     off: u64,
     len: u64,
     hash: u64,
 }
 
-/// One file's entry in the index.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One file's entry in the index (keyed by its path).
+#[derive(Clone, Debug, PartialEq)]
 struct Row {
-    path: PathBuf,
     key: FileKey,
     /// The agent the content points to; the listed agent is the root's, else this one.
     detected_agent: Option<Dialect>,
-    /// The listing fields, without the text (that is in `text`).
-    info: Option<SessionInfo>,
-    /// `info.cost` as bits: a JSON round trip of an `f64` is not always exact.
-    cost_bits: u64,
+    /// The listing fields, without the path and the text (that is in `text`).
+    info: Option<InfoBytes>,
     /// Why the file is not a session (no header), when it is not.
     problem: Option<String>,
     text: Option<BlobRef>,
@@ -282,6 +281,55 @@ struct Row {
     /// Whether the state blob holds its own text (it differs from the listing's when the file
     /// ended with a torn line).
     text_in_state: bool,
+}
+
+/// A row's listing fields as [`encode_info`] wrote them, decoded only when the row is listed,
+/// straight into the [`SessionInfo`] handed out: a warm listing allocates each string once
+/// (decoding the rows eagerly, then cloning them into the listing, did it twice), and rows read
+/// from the rows file or journal point into the bytes read instead of copying them.
+#[derive(Clone)]
+struct InfoBytes {
+    buf: Arc<Vec<u8>>,
+    start: usize,
+    end: usize,
+}
+
+impl InfoBytes {
+    fn encode(info: &SessionInfo) -> InfoBytes {
+        let mut e = Enc(Vec::with_capacity(256));
+        encode_info(&mut e, info);
+        let end = e.0.len();
+        InfoBytes {
+            buf: Arc::new(e.0),
+            start: 0,
+            end,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buf.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// The listing of the file at `path`; `None` if the bytes do not decode (the file is then
+    /// rescanned).
+    fn decode(&self, path: &Path) -> Option<SessionInfo> {
+        let bytes = self.bytes();
+        let mut d = Dec::new(bytes);
+        let info = decode_info(&mut d, path)?;
+        (d.i == bytes.len()).then_some(info)
+    }
+}
+
+impl PartialEq for InfoBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl std::fmt::Debug for InfoBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InfoBytes({} bytes)", self.end - self.start)
+    }
 }
 
 impl Index {
@@ -301,7 +349,7 @@ impl Index {
             dir: Some(dir.to_path_buf()),
             ..Index::disabled()
         };
-        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok() else {
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok().map(Arc::new) else {
             return index;
         };
         let Some((mut rows, log_name, id)) = decode_rows(&data) else {
@@ -313,7 +361,7 @@ impl Index {
         // The journal: records appended since this rows file was written, applied in order.
         // Whatever does not check out (a torn tail from a crash, garbage) ends the replay; the
         // next write then starts a new rows file (see `catch_up`).
-        let journal = fs::read(dir.join(journal_name(id))).unwrap_or_default();
+        let journal = Arc::new(fs::read(dir.join(journal_name(id))).unwrap_or_default());
         let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
         index.rows = rows;
         index.log = Some(log);
@@ -373,7 +421,7 @@ impl Index {
             let key = FileKey::of(&meta);
             match self.rows.get(file.path.as_os_str()) {
                 Some(row) if row.key == key => {
-                    match self.cached_info(row, file.agent, opts.with_text) {
+                    match self.cached_info(&file.path, row, file.agent, opts.with_text) {
                         Some(Ok(info)) => sessions.push(info),
                         Some(Err(reason)) => cached_problems.push(Skipped {
                             path: file.path.clone(),
@@ -430,7 +478,7 @@ impl Index {
                         } else {
                             self.stats.scanned += 1;
                         }
-                        let (info, row) = self.record(&file, r, log_ref, opts.with_text);
+                        let (info, row) = self.record(r, log_ref, opts.with_text);
                         if let Some(row) = row {
                             self.rows.insert(file.path.clone().into_os_string(), row);
                         } else {
@@ -512,6 +560,7 @@ impl Index {
     /// a blob it needs is unreadable (the file is then rescanned).
     fn cached_info(
         &self,
+        path: &Path,
         row: &Row,
         root_agent: Option<Dialect>,
         with_text: bool,
@@ -519,9 +568,8 @@ impl Index {
         let Some(info) = &row.info else {
             return row.problem.clone().map(Err);
         };
-        let mut info = info.clone();
+        let mut info = info.decode(path)?;
         info.agent = root_agent.or(row.detected_agent)?;
-        info.cost = f64::from_bits(row.cost_bits);
         if with_text && let Some(r) = row.text {
             info.all_messages_text = self.log.as_ref()?.read_string(&r)?;
         }
@@ -531,7 +579,6 @@ impl Index {
     /// Stores a scan's blobs; returns the listing (text kept only if asked) and the new row.
     fn record(
         &self,
-        file: &FoundFile,
         r: Rescanned,
         log: Option<&BlobLog>,
         with_text: bool,
@@ -542,11 +589,9 @@ impl Index {
             Err(e) => {
                 let reason = error_reason(&e);
                 let row = matches!(e, ReadError::NoHeader { .. }).then(|| Row {
-                    path: file.path.clone(),
                     key,
                     detected_agent: None,
                     info: None,
-                    cost_bits: 0,
                     problem: Some(reason.clone()),
                     text: None,
                     state: None,
@@ -583,14 +628,9 @@ impl Index {
             info.all_messages_text = text;
         }
         let row = text_ref.map(|text_ref| Row {
-            path: file.path.clone(),
             key,
             detected_agent: Some(r.detected_agent),
-            info: Some(SessionInfo {
-                all_messages_text: String::new(),
-                ..info.clone()
-            }),
-            cost_bits: info.cost.to_bits(),
+            info: Some(InfoBytes::encode(&info)),
             problem: None,
             text: text_ref,
             state: state_ref.map(|s| s.0),
@@ -659,7 +699,7 @@ impl Index {
             let len = file.metadata().ok()?.len();
             let mut tail = vec![0u8; usize::try_from(len.checked_sub(base.journal_end)?).ok()?];
             read_at(&file, &mut tail, base.journal_end).ok()?;
-            Some(tail)
+            Some(Arc::new(tail))
         })();
         let Some(tail) = tail else {
             // No journal yet is fine; a shorter one was replaced behind our back.
@@ -679,7 +719,7 @@ impl Index {
         let Some(log) = &self.log else {
             return false;
         };
-        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok() else {
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok().map(Arc::new) else {
             return false;
         };
         let Some((mut rows, log_name, id)) = decode_rows(&data) else {
@@ -688,7 +728,7 @@ impl Index {
         if log_name != log.name {
             return false;
         }
-        let journal = fs::read(dir.join(journal_name(id))).unwrap_or_default();
+        let journal = Arc::new(fs::read(dir.join(journal_name(id))).unwrap_or_default());
         let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
         if journal_end < journal.len() {
             return false;
@@ -751,7 +791,7 @@ impl Index {
         };
         let mut paths: Vec<&OsString> = self.rows.keys().collect();
         paths.sort();
-        let out = encode_rows(id, &log.name, paths.into_iter().map(|p| &self.rows[p]));
+        let out = encode_rows(id, &log.name, paths.into_iter().map(|p| (p, &self.rows[p])));
         write_atomically(&dir.join(ROWS_FILE), &out)?;
         let old = self.base.replace(Base {
             id,
@@ -937,7 +977,7 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
 fn base_id_on_disk(path: &Path) -> Option<u64> {
     let mut head = [0u8; 16];
     File::open(path).ok()?.read_exact(&mut head).ok()?;
-    let mut d = Dec { b: &head, i: 0 };
+    let mut d = Dec::new(&head);
     if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
         return None;
     }
@@ -951,7 +991,7 @@ fn base_id_on_disk(path: &Path) -> Option<u64> {
 fn encode_rows<'a>(
     id: u64,
     log_name: &str,
-    rows: impl ExactSizeIterator<Item = &'a Row>,
+    rows: impl ExactSizeIterator<Item = (&'a OsString, &'a Row)>,
 ) -> Vec<u8> {
     let mut e = Enc(Vec::with_capacity(rows.len() * 512 + 64));
     e.0.extend_from_slice(ROWS_MAGIC);
@@ -959,8 +999,8 @@ fn encode_rows<'a>(
     e.u64(id);
     e.str(log_name);
     e.u64(rows.len() as u64);
-    for row in rows {
-        e.row(row);
+    for (path, row) in rows {
+        e.row(path, row);
     }
     let hash = fast_hash(&e.0);
     e.u64(hash);
@@ -968,13 +1008,14 @@ fn encode_rows<'a>(
 }
 
 /// The rows, blob log name and id of a rows file; `None` when corrupt or of another version.
-fn decode_rows(data: &[u8]) -> Option<(RowMap, String, u64)> {
+/// The rows' listing fields stay in `data` (see [`InfoBytes`]).
+fn decode_rows(data: &Arc<Vec<u8>>) -> Option<(RowMap, String, u64)> {
     let body_len = data.len().checked_sub(8)?;
     let (body, hash) = data.split_at(body_len);
     if fast_hash(body) != u64::from_le_bytes(hash.try_into().ok()?) {
         return None;
     }
-    let mut d = Dec { b: body, i: 0 };
+    let mut d = Dec::shared(data, 0, body_len);
     if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
         return None;
     }
@@ -988,8 +1029,8 @@ fn decode_rows(data: &[u8]) -> Option<(RowMap, String, u64)> {
     // from another thread).
     let mut rows = RowMap::with_capacity_and_hasher(count.min(body.len() / 64), Default::default());
     for _ in 0..count {
-        let row = d.row()?;
-        rows.insert(row.path.clone().into_os_string(), row);
+        let (path, row) = d.row()?;
+        rows.insert(path, row);
     }
     if d.i != body.len() {
         return None;
@@ -1014,7 +1055,7 @@ fn encode_journal_record(base_id: u64, rows: &RowMap, changed: &PathSet) -> Vec<
     e.u64(base_id);
     e.u64(upserted.len() as u64);
     for p in upserted {
-        e.row(&rows[p]);
+        e.row(p, &rows[p]);
     }
     e.u64(removed.len() as u64);
     for p in removed {
@@ -1033,23 +1074,23 @@ fn encode_journal_record(base_id: u64, rows: &RowMap, changed: &PathSet) -> Vec<
 /// payload that does not decode, or another rows file's id. Returns the offset after the last
 /// record applied and the number of records applied.
 fn replay_journal(
-    data: &[u8],
+    data: &Arc<Vec<u8>>,
     base_id: u64,
     rows: &mut RowMap,
     keep: Option<&PathSet>,
 ) -> (usize, u64) {
     let mut at = 0;
     let mut records = 0;
-    while let Some((next, upserted, removed)) = journal_record(data, at, base_id) {
+    while let Some((next, (upserted, removed))) = journal_record(data, at, base_id) {
         let kept = |p: &OsStr| keep.is_some_and(|k| k.contains(p));
-        for row in upserted {
-            if !kept(row.path.as_os_str()) {
-                rows.insert(row.path.clone().into_os_string(), row);
+        for (path, row) in upserted {
+            if !kept(&path) {
+                rows.insert(path, row);
             }
         }
         for p in removed {
-            if !kept(p.as_os_str()) {
-                rows.remove(p.as_os_str());
+            if !kept(&p) {
+                rows.remove(&p);
             }
         }
         at = next;
@@ -1058,19 +1099,24 @@ fn replay_journal(
     (at, records)
 }
 
-/// The record at `at`: where the next one starts, its rows and its removed paths.
-fn journal_record(data: &[u8], at: usize, base_id: u64) -> Option<(usize, Vec<Row>, Vec<PathBuf>)> {
-    let mut d = Dec { b: data, i: at };
+/// A journal record's rows and removed paths.
+type JournalRecord = (Vec<(OsString, Row)>, Vec<OsString>);
+
+/// The record at `at`: where the next one starts, and its contents.
+fn journal_record(data: &Arc<Vec<u8>>, at: usize, base_id: u64) -> Option<(usize, JournalRecord)> {
+    let mut d = Dec::new(data);
+    d.i = at;
     if d.take(4)? != JOURNAL_MAGIC {
         return None;
     }
     let len = usize::try_from(d.u64()?).ok()?;
     let hash = d.u64()?;
+    let payload_start = d.i;
     let payload = d.take(len)?;
     if fast_hash(payload) != hash {
         return None;
     }
-    let mut p = Dec { b: payload, i: 0 };
+    let mut p = Dec::shared(data, payload_start, d.i);
     if p.u64()? != base_id {
         return None;
     }
@@ -1082,9 +1128,9 @@ fn journal_record(data: &[u8], at: usize, base_id: u64) -> Option<(usize, Vec<Ro
     let count = usize::try_from(p.u64()?).ok()?;
     let mut removed = Vec::with_capacity(count.min(len / 8));
     for _ in 0..count {
-        removed.push(p.path()?);
+        removed.push(p.path()?.into_os_string());
     }
-    (p.i == payload.len()).then_some((d.i, upserted, removed))
+    (p.i == d.i).then_some((d.i, (upserted, removed)))
 }
 
 struct Enc(Vec<u8>);
@@ -1142,10 +1188,10 @@ impl Enc {
         self.u64(b.hash);
     }
     /// A row as its length (u32) and bytes.
-    fn row(&mut self, row: &Row) {
+    fn row(&mut self, path: &OsStr, row: &Row) {
         let at = self.0.len();
         self.u32(0);
-        encode_row(self, row);
+        encode_row(self, Path::new(path), row);
         let len = (self.0.len() - at - 4) as u32;
         self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
@@ -1153,11 +1199,31 @@ impl Enc {
 
 /// Reads what [`Enc`] wrote; `None` on truncated or malformed bytes.
 struct Dec<'a> {
+    /// The bytes, up to where this reader must stop.
     b: &'a [u8],
     i: usize,
+    /// The buffer `b` is the start of, when listing fields read may point into it.
+    shared: Option<&'a Arc<Vec<u8>>>,
 }
 
 impl<'a> Dec<'a> {
+    fn new(b: &'a [u8]) -> Dec<'a> {
+        Dec {
+            b,
+            i: 0,
+            shared: None,
+        }
+    }
+
+    /// Reads `buf[start..end]`; the listing fields of its rows point into `buf`.
+    fn shared(buf: &'a Arc<Vec<u8>>, start: usize, end: usize) -> Dec<'a> {
+        Dec {
+            b: buf.get(..end).unwrap_or_default(),
+            i: start,
+            shared: Some(buf),
+        }
+    }
+
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.b.get(self.i..self.i.checked_add(n)?)?;
         self.i += n;
@@ -1222,24 +1288,45 @@ impl<'a> Dec<'a> {
         })
     }
     /// What [`Enc::row`] wrote: the row must use exactly its bytes.
-    fn row(&mut self) -> Option<Row> {
+    fn row(&mut self) -> Option<(OsString, Row)> {
         let len = self.u32()? as usize;
-        let bytes = self.take(len)?;
-        let mut r = Dec { b: bytes, i: 0 };
+        let start = self.i;
+        self.take(len)?;
+        let mut r = Dec {
+            b: &self.b[..self.i],
+            i: start,
+            shared: self.shared,
+        };
         let row = decode_row(&mut r)?;
-        (r.i == bytes.len()).then_some(row)
+        (r.i == self.i).then_some(row)
+    }
+    /// Encoded listing fields (length u64, bytes): pointing into the shared buffer if any.
+    fn info_bytes(&mut self) -> Option<InfoBytes> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        let start = self.i;
+        let bytes = self.take(len)?;
+        Some(match self.shared {
+            Some(buf) => InfoBytes {
+                buf: Arc::clone(buf),
+                start,
+                end: self.i,
+            },
+            None => InfoBytes {
+                buf: Arc::new(bytes.to_vec()),
+                start: 0,
+                end: len,
+            },
+        })
     }
 }
 
 // Destructuring without `..`: a field added to `Row`, `FileKey` or `SessionInfo` does not
 // compile until it is encoded (and `FORMAT_VERSION` bumped).
-fn encode_row(e: &mut Enc, row: &Row) {
+fn encode_row(e: &mut Enc, path: &Path, row: &Row) {
     let Row {
-        path,
         key,
         detected_agent,
         info,
-        cost_bits,
         problem,
         text,
         state,
@@ -1263,8 +1350,7 @@ fn encode_row(e: &mut Enc, row: &Row) {
     e.u64(*ino);
     e.u64(*dev);
     e.opt(*detected_agent, Enc::dialect);
-    e.opt(info.as_ref(), encode_info);
-    e.u64(*cost_bits);
+    e.opt(info.as_ref(), |e, info| e.bytes(info.bytes()));
     e.opt_str(problem);
     e.opt(*text, Enc::blob);
     e.opt(*state, Enc::blob);
@@ -1273,9 +1359,9 @@ fn encode_row(e: &mut Enc, row: &Row) {
     e.bool(*text_in_state);
 }
 
-fn decode_row(d: &mut Dec<'_>) -> Option<Row> {
-    Some(Row {
-        path: d.path()?,
+fn decode_row(d: &mut Dec<'_>) -> Option<(OsString, Row)> {
+    let path = d.path()?.into_os_string();
+    let row = Row {
         key: FileKey {
             size: d.u64()?,
             mtime: (d.i64()?, d.u32()?),
@@ -1284,20 +1370,21 @@ fn decode_row(d: &mut Dec<'_>) -> Option<Row> {
             dev: d.u64()?,
         },
         detected_agent: d.opt(Dec::dialect)?,
-        info: d.opt(decode_info)?,
-        cost_bits: d.u64()?,
+        info: d.opt(Dec::info_bytes)?,
         problem: d.opt_string()?,
         text: d.opt(Dec::blob)?,
         state: d.opt(Dec::blob)?,
         resume_offset: d.u64()?,
         tail_hash: d.u64()?,
         text_in_state: d.bool()?,
-    })
+    };
+    Some((path, row))
 }
 
+/// A session's listing fields, but its path (the row's key) and its text (in the blob log).
 fn encode_info(e: &mut Enc, info: &SessionInfo) {
     let SessionInfo {
-        path,
+        path: _,
         id,
         cwd,
         name,
@@ -1320,9 +1407,8 @@ fn encode_info(e: &mut Enc, info: &SessionInfo) {
         cost,
         parse_issues,
         first_issue,
-        all_messages_text,
+        all_messages_text: _,
     } = info;
-    e.path(path);
     e.str(id);
     e.str(cwd);
     e.opt_str(name);
@@ -1354,12 +1440,11 @@ fn encode_info(e: &mut Enc, info: &SessionInfo) {
     e.u64(cost.to_bits());
     e.u64(*parse_issues);
     e.opt_str(first_issue);
-    e.str(all_messages_text);
 }
 
-fn decode_info(d: &mut Dec<'_>) -> Option<SessionInfo> {
+fn decode_info(d: &mut Dec<'_>, path: &Path) -> Option<SessionInfo> {
     Some(SessionInfo {
-        path: d.path()?,
+        path: path.to_path_buf(),
         id: d.string()?,
         cwd: d.string()?,
         name: d.opt_string()?,
@@ -1388,7 +1473,7 @@ fn decode_info(d: &mut Dec<'_>) -> Option<SessionInfo> {
         cost: f64::from_bits(d.u64()?),
         parse_issues: d.u64()?,
         first_issue: d.opt_string()?,
-        all_messages_text: d.string()?,
+        all_messages_text: String::new(),
     })
 }
 
@@ -1571,8 +1656,8 @@ fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn sample_rows() -> Vec<Row> {
-        let info = SessionInfo {
+    fn sample_info() -> SessionInfo {
+        SessionInfo {
             path: PathBuf::from("/s/a é.jsonl"),
             id: "id".into(),
             cwd: "/w".into(),
@@ -1601,7 +1686,11 @@ mod tests {
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: String::new(),
-        };
+        }
+    }
+
+    fn sample_rows() -> Vec<(OsString, Row)> {
+        let info = sample_info();
         let key = FileKey {
             size: 99,
             mtime: (1, 2),
@@ -1615,55 +1704,78 @@ mod tests {
             hash: 3,
         };
         vec![
-            Row {
-                path: info.path.clone(),
-                key: key.clone(),
-                detected_agent: Some(Dialect::Pi),
-                cost_bits: info.cost.to_bits(),
-                info: Some(info),
-                problem: None,
-                text: Some(blob),
-                state: None,
-                resume_offset: 10,
-                tail_hash: 11,
-                text_in_state: true,
-            },
-            Row {
-                path: PathBuf::from("/s/bad.jsonl"),
-                key,
-                detected_agent: None,
-                info: None,
-                cost_bits: 0,
-                problem: Some("no header".into()),
-                text: None,
-                state: Some(blob),
-                resume_offset: 0,
-                tail_hash: 0,
-                text_in_state: false,
-            },
+            (
+                info.path.clone().into_os_string(),
+                Row {
+                    key: key.clone(),
+                    detected_agent: Some(Dialect::Pi),
+                    info: Some(InfoBytes::encode(&info)),
+                    problem: None,
+                    text: Some(blob),
+                    state: None,
+                    resume_offset: 10,
+                    tail_hash: 11,
+                    text_in_state: true,
+                },
+            ),
+            (
+                OsString::from("/s/bad.jsonl"),
+                Row {
+                    key,
+                    detected_agent: None,
+                    info: None,
+                    problem: Some("no header".into()),
+                    text: None,
+                    state: Some(blob),
+                    resume_offset: 0,
+                    tail_hash: 0,
+                    text_in_state: false,
+                },
+            ),
         ]
+    }
+
+    fn encoded(rows: &[(OsString, Row)]) -> Vec<u8> {
+        encode_rows(7, "blobs-1.bin", rows.iter().map(|(p, r)| (p, r)))
     }
 
     #[test]
     fn rows_round_trip_through_the_binary_encoding() {
         let rows = sample_rows();
-        let bytes = encode_rows(7, "blobs-1.bin", rows.iter());
+        let bytes = Arc::new(encoded(&rows));
         let (decoded, log, id) = decode_rows(&bytes).expect("decodes");
         assert_eq!((log.as_str(), id), ("blobs-1.bin", 7));
         assert_eq!(decoded.len(), rows.len());
-        for row in &rows {
-            assert_eq!(decoded.get(row.path.as_os_str()), Some(row));
+        for (path, row) in &rows {
+            assert_eq!(decoded.get(path), Some(row));
+        }
+        // The listing fields point into the bytes read, and decode to what was encoded.
+        let info = decoded[OsStr::new("/s/a é.jsonl")].info.clone().unwrap();
+        assert!(Arc::ptr_eq(&info.buf, &bytes));
+        let path = Path::new("/s/a é.jsonl");
+        let listed = info.decode(path).unwrap();
+        assert_eq!(listed, sample_info());
+        assert_eq!(listed.cost.to_bits(), (0.1f64 + 0.2).to_bits());
+        // Listing fields cut short: not decoded (the file is rescanned), never a panic.
+        for len in 0..info.end - info.start {
+            let short = InfoBytes {
+                end: info.start + len,
+                ..info.clone()
+            };
+            assert_eq!(short.decode(path), None, "{len} bytes");
         }
     }
 
-    fn row_map(rows: Vec<Row>) -> RowMap {
-        rows.into_iter()
-            .map(|r| (r.path.clone().into_os_string(), r))
-            .collect()
+    fn row_map(rows: Vec<(OsString, Row)>) -> RowMap {
+        rows.into_iter().collect()
     }
 
     fn paths(p: &[&str]) -> PathSet {
         p.iter().map(OsString::from).collect()
+    }
+
+    fn replay(journal: &[u8], base_id: u64, rows: &mut RowMap) -> (usize, u64) {
+        replay_journal(&Arc::new(journal.to_vec()), base_id, rows, None)
     }
 
     /// Two records: the first upserts both sample rows, the second removes the first row and
@@ -1684,26 +1796,20 @@ mod tests {
     fn journal_records_replay_in_order() {
         let (journal, first, after) = two_journal_records();
         let mut rows = RowMap::default();
-        assert_eq!(
-            replay_journal(&journal, 7, &mut rows, None),
-            (journal.len(), 2)
-        );
+        assert_eq!(replay(&journal, 7, &mut rows), (journal.len(), 2));
         assert_eq!(rows, after);
         // Only the first record.
         let mut rows = RowMap::default();
-        assert_eq!(
-            replay_journal(&journal[..first], 7, &mut rows, None),
-            (first, 1)
-        );
+        assert_eq!(replay(&journal[..first], 7, &mut rows), (first, 1));
         assert_eq!(rows, row_map(sample_rows()));
         // Paths kept as they are.
         let mut rows = RowMap::default();
         let keep = paths(&["/s/bad.jsonl"]);
-        replay_journal(&journal, 7, &mut rows, Some(&keep));
+        replay_journal(&Arc::new(journal.clone()), 7, &mut rows, Some(&keep));
         assert!(rows.is_empty(), "{rows:?}");
         // Another rows file's journal: nothing applied.
         let mut rows = RowMap::default();
-        assert_eq!(replay_journal(&journal, 8, &mut rows, None), (0, 0));
+        assert_eq!(replay(&journal, 8, &mut rows), (0, 0));
         assert!(rows.is_empty());
     }
 
@@ -1712,15 +1818,18 @@ mod tests {
         let (journal, first, after) = two_journal_records();
         for len in 0..journal.len() {
             let mut rows = RowMap::default();
-            let (end, n) = replay_journal(&journal[..len], 7, &mut rows, None);
             let expected = if len < first { (0, 0) } else { (first, 1) };
-            assert_eq!((end, n), expected, "truncated to {len}");
+            assert_eq!(
+                replay(&journal[..len], 7, &mut rows),
+                expected,
+                "cut to {len}"
+            );
         }
         for i in 0..journal.len() {
             let mut b = journal.clone();
             b[i] ^= 0x01;
             let mut rows = RowMap::default();
-            let (end, _) = replay_journal(&b, 7, &mut rows, None);
+            let (end, _) = replay(&b, 7, &mut rows);
             let expected = if i < first { 0 } else { first };
             assert_eq!(end, expected, "byte {i} flipped");
             if i >= first {
@@ -1730,20 +1839,21 @@ mod tests {
         let mut rows = RowMap::default();
         let mut b = journal.clone();
         b.extend_from_slice(b"GRJ1\xff\xff\xff\xff\xff\xff\xff\xff");
-        assert_eq!(replay_journal(&b, 7, &mut rows, None), (journal.len(), 2));
+        assert_eq!(replay(&b, 7, &mut rows), (journal.len(), 2));
         assert_eq!(rows, after);
     }
 
     #[test]
     fn damaged_rows_are_rejected_without_panicking() {
-        let bytes = encode_rows(7, "blobs-1.bin", sample_rows().iter());
+        let bytes = encoded(&sample_rows());
         for len in 0..bytes.len() {
-            assert!(decode_rows(&bytes[..len]).is_none(), "truncated to {len}");
+            let b = Arc::new(bytes[..len].to_vec());
+            assert!(decode_rows(&b).is_none(), "truncated to {len}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x01;
-            assert!(decode_rows(&b).is_none(), "byte {i} flipped");
+            assert!(decode_rows(&Arc::new(b)).is_none(), "byte {i} flipped");
         }
     }
 }
