@@ -148,6 +148,9 @@ pub struct ListStats {
     pub rows_rewritten: bool,
     /// Bytes of rows written: the new rows file, or the journal record.
     pub rows_bytes_written: u64,
+    /// Bytes appended to the blob log: the searchable text and resumable state of each file
+    /// read (whole, also for a file resumed from where its last scan stopped).
+    pub blob_bytes_written: u64,
     pub persist_error: Option<String>,
 }
 
@@ -479,6 +482,13 @@ impl Index {
                             self.stats.scanned += 1;
                         }
                         let (info, row) = self.record(r, log_ref, opts.with_text);
+                        if let Some(row) = &row {
+                            self.stats.blob_bytes_written += [row.text, row.state]
+                                .into_iter()
+                                .flatten()
+                                .map(|b| b.len + RECORD_HEADER as u64)
+                                .sum::<u64>();
+                        }
                         if let Some(row) = row {
                             self.rows.insert(file.path.clone().into_os_string(), row);
                         } else {
