@@ -8,11 +8,15 @@ use grove::model::context::{Dialect, LeafChoice, build_context};
 use grove::storage::read::load_session;
 
 fn rss_kb() -> u64 {
+    status_kb("VmHWM:")
+}
+
+fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(key))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
@@ -24,6 +28,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let session = load_session(path.as_ref())?;
     let loaded = t.elapsed();
+    let slim = session.entries().iter().filter(|e| e.is_slim()).count();
+    println!(
+        "loaded in {loaded:.2?}: {slim} of {} entries slim; RSS now {} MB, peak {} MB",
+        session.entries().len(),
+        status_kb("VmRSS:") / 1024,
+        rss_kb() / 1024
+    );
     let t = Instant::now();
     let ctx = build_context(&session, LeafChoice::Current, Dialect::Pi);
     let context = t.elapsed();

@@ -153,14 +153,16 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                     record,
                     path,
                     agent,
+                    viewport,
+                    home,
                 } => {
                     let real = real_path(&path);
                     queue.push(Event::SessionOpened {
                         record,
                         path: path.clone(),
-                        result: grove::storage::read::load_session(&real)
-                            .map(Box::new)
-                            .map_err(|e| e.to_string()),
+                        result: grove::app::session_view::SessionViewState::open(
+                            &real, agent, viewport, home,
+                        ),
                     });
                     queue.push(Event::PreviewLoaded {
                         path,

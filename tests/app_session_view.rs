@@ -7,10 +7,10 @@ mod support;
 use std::sync::Arc;
 
 use grove::app::event::{Effect, Event};
-use grove::app::session_view::{ViewEffect, execute};
+use grove::app::session_view::{SessionViewState, ViewEffect, execute};
 use grove::app::state::{Options, Screen, SessionRecord};
 use grove::storage::demo::{copy_dir, demo_source};
-use grove::storage::read::{load_session, scan_info};
+use grove::storage::read::scan_info;
 use ratatui::crossterm::event::KeyCode;
 use support::Harness;
 
@@ -48,7 +48,13 @@ fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::Pa
     h.auto_preview = false;
     press(h);
     let fx = h.take_effects();
-    let Some(Effect::OpenSession { record, path, .. }) = fx
+    let Some(Effect::OpenSession {
+        record,
+        path,
+        agent,
+        viewport,
+        home,
+    }) = fx
         .into_iter()
         .find(|e| matches!(e, Effect::OpenSession { .. }))
     else {
@@ -57,7 +63,7 @@ fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::Pa
     h.raw(Event::SessionOpened {
         record,
         path: path.clone(),
-        result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+        result: SessionViewState::open(&path, agent, viewport, home),
     });
     path
 }
@@ -229,4 +235,41 @@ fn paste_goes_into_the_label_input_without_controls() {
         )),
         "{fx:?}"
     );
+}
+
+#[test]
+fn a_view_laid_out_off_thread_takes_the_size_the_terminal_has_when_it_arrives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    h.auto_preview = false;
+    h.key(KeyCode::Enter);
+    let fx = h.take_effects();
+    let Some(Effect::OpenSession {
+        record,
+        path,
+        agent,
+        viewport,
+        home,
+    }) = fx
+        .into_iter()
+        .find(|e| matches!(e, Effect::OpenSession { .. }))
+    else {
+        panic!("Enter did not ask to open the session");
+    };
+    assert_eq!((viewport.width, viewport.height), (120, 40));
+    // The terminal shrinks while the session loads.
+    h.raw(Event::Resize(70, 20));
+    h.raw(Event::SessionOpened {
+        record,
+        path: path.clone(),
+        result: SessionViewState::open(&path, agent, viewport, home),
+    });
+    match &h.state.screen {
+        Screen::View { view, .. } => {
+            assert_eq!((view.viewport.width, view.viewport.height), (70, 20));
+        }
+        _ => panic!("not in the session view"),
+    }
 }

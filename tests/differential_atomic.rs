@@ -240,7 +240,11 @@ fn grove_values_where_it_differs() {
     for name in [A01, A17] {
         let (_, s) = grove_session(name);
         let e = s.entry_by_id("57af1b75").expect("the message loads");
-        assert!(serde_json::to_string(&e.raw).unwrap().contains('\u{fffd}'));
+        assert!(
+            serde_json::to_string(&e.raw())
+                .unwrap()
+                .contains('\u{fffd}')
+        );
         assert!(s.issues().any(|i| i.kind == IssueKind::Repaired));
     }
 }

@@ -320,6 +320,6 @@ fn grove_values_where_it_differs() {
     // Lone surrogate: the message loads, carrying U+FFFD, and the repair is reported.
     let (_, s) = grove_session(LONE_SURROGATE);
     let e = s.entry_by_id("1108fd63").expect("the message loads");
-    assert!(serde_json::to_string(&e.raw).unwrap().contains('\u{fffd}'));
+    assert!(serde_json::to_string(e.raw()).unwrap().contains('\u{fffd}'));
     assert!(s.issues().any(|i| i.kind == IssueKind::Repaired));
 }

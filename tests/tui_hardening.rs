@@ -15,9 +15,10 @@ use std::sync::Arc;
 use grove::app::event::{Effect, Event, ScanUpdate};
 use grove::app::matcher::execute_search;
 use grove::app::run::delete_session;
+use grove::app::session_view::SessionViewState;
 use grove::app::state::{Mode, PreviewSlot, Scope, Screen, SessionRecord};
 use grove::app::update::{apply, settle, update};
-use grove::storage::read::{load_session, scan_info};
+use grove::storage::read::scan_info;
 use grove::storage::roots::SessionRoot;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use support::{CURRENT, Harness, MIN, info, record};
@@ -219,15 +220,22 @@ fn open_long_session(n: usize) -> (tempfile::TempDir, Harness) {
     ))]);
     h.raw(key(KeyCode::Enter));
     let fx = h.take_effects();
-    assert!(
-        fx.iter().any(|e| matches!(e, Effect::OpenSession { .. })),
-        "{}",
-        kinds(&fx)
-    );
+    let Some(Effect::OpenSession {
+        agent,
+        viewport,
+        home,
+        ..
+    }) = fx
+        .iter()
+        .find(|e| matches!(e, Effect::OpenSession { .. }))
+        .cloned()
+    else {
+        panic!("Enter did not ask to open the session: {}", kinds(&fx));
+    };
     h.raw(Event::SessionOpened {
         record: 0,
         path: path.clone(),
-        result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+        result: SessionViewState::open(&path, agent, viewport, home),
     });
     assert!(matches!(h.state.screen, Screen::View { .. }));
     (dir, h)

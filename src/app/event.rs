@@ -17,7 +17,8 @@ use crate::storage::trash::Trashed;
 use super::preview::Preview;
 use super::session_view::{Outcome, ViewEffect};
 use super::state::{Liveness, SessionRecord, UndoItem};
-use crate::model::tree::Session;
+use crate::app::session_view::SessionViewState;
+use ratatui::layout::Rect;
 
 /// Progress of a scan.
 #[derive(Clone, Debug)]
@@ -77,11 +78,11 @@ pub enum Event {
         item: UndoItem,
         result: Result<(), String>,
     },
-    /// The whole session, loaded for the session view.
+    /// The session view of a whole session, loaded and laid out off the UI thread.
     SessionOpened {
         record: usize,
         path: PathBuf,
-        result: Result<Box<Session>, String>,
+        result: Result<Box<SessionViewState>, String>,
     },
     /// A session view effect (label, check-out, fork, export) finished.
     ViewDone {
@@ -121,6 +122,9 @@ pub enum Effect {
         record: usize,
         path: PathBuf,
         agent: Dialect,
+        /// The terminal size and home folder the view is laid out for.
+        viewport: Rect,
+        home: Option<String>,
     },
     /// A session view write or export, run off the UI thread; the result goes back to the
     /// view of `session`.

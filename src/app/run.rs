@@ -25,7 +25,7 @@ use ratatui::crossterm::terminal::{
 use crate::cli::{GlobalArgs, resolve_roots};
 use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
-use crate::storage::read::{load_session, scan_info};
+use crate::storage::read::scan_info;
 use crate::storage::roots::SessionRoot;
 use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
 use crate::ui::sanitize::{is_clean, sanitize_line};
@@ -258,11 +258,13 @@ impl Runner {
                 record,
                 path,
                 agent,
+                viewport,
+                home,
             } => {
                 let _ = self.preview_tx.send((path.clone(), agent));
                 background(&self.tx, move || Event::SessionOpened {
                     record,
-                    result: load_session(&path).map(Box::new).map_err(|e| e.to_string()),
+                    result: session_view::SessionViewState::open(&path, agent, viewport, home),
                     path,
                 });
             }

@@ -609,6 +609,19 @@ impl SessionViewState {
     }
 
     /// Sets `$HOME` for `~/…` paths in tool rows.
+    /// Loads a session and lays out its view (tree rows, the first transcript): the slow part
+    /// of opening a large session, run off the UI thread.
+    pub fn open(
+        path: &std::path::Path,
+        agent: Dialect,
+        viewport: Rect,
+        home: Option<String>,
+    ) -> Result<Box<SessionViewState>, String> {
+        let session = crate::storage::read::load_session(path).map_err(|e| e.to_string())?;
+        let view = SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home);
+        Ok(Box::new(view))
+    }
+
     pub fn with_home(mut self, home: Option<String>) -> Self {
         self.home = home;
         self
@@ -660,6 +673,16 @@ impl SessionViewState {
         self.rebuild_lines();
         // The selected entry is the end of its branch: show the end.
         self.transcript_scroll = self.transcript_bottom();
+        // A large session reads whole entries back from its file: say so if it changed.
+        if let Some(why) = self
+            .context
+            .entries
+            .iter()
+            .find_map(|&i| self.session.entries().get(i)?.unavailable())
+        {
+            let text = format!("{why}; text shown shortened (reopen the session)");
+            self.set_status(crate::ui::sanitize::sanitize_line(&text).into_owned(), true);
+        }
     }
 
     fn rebuild_lines(&mut self) {

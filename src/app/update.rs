@@ -20,7 +20,6 @@ use super::state::{
     StatusKind,
 };
 use super::text_input::Edit;
-use crate::model::tree::Session;
 
 /// Milliseconds between ticks.
 pub const TICK_MS: u64 = 250;
@@ -435,7 +434,7 @@ fn on_session_opened(
     state: &mut AppState,
     record: usize,
     path: PathBuf,
-    result: Result<Box<Session>, String>,
+    result: Result<Box<SessionViewState>, String>,
 ) {
     let Screen::Session { record: shown, .. } = state.screen else {
         return;
@@ -443,19 +442,17 @@ fn on_session_opened(
     if shown != record {
         return;
     }
-    let agent = match state.picker.records.get(record) {
-        Some(r) if r.info.path == path => r.info.agent,
-        _ => return,
-    };
+    if !matches!(state.picker.records.get(record), Some(r) if r.info.path == path) {
+        return;
+    }
     match result {
-        Ok(session) => {
+        Ok(mut view) => {
+            // Laid out for the size at the time of the request: the terminal may have changed.
             let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
-            let view = SessionViewState::new(path, *session, agent, area)
-                .with_home(state.options.home.clone());
-            state.screen = Screen::View {
-                record,
-                view: Box::new(view),
-            };
+            if view.viewport != area {
+                session_view::apply_resize(&mut view, area);
+            }
+            state.screen = Screen::View { record, view };
         }
         Err(e) => set_status(state, format!("Cannot open: {e}"), StatusKind::Error),
     }
@@ -582,6 +579,8 @@ fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
                     record,
                     path,
                     agent,
+                    viewport: Rect::new(0, 0, state.viewport.0, state.viewport.1),
+                    home: state.options.home.clone(),
                 });
             }
         }

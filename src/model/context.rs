@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::entry::{Entry, EntryKind, JsonMap};
+use super::entry::{Entry, EntryKind, JsonMap, Role};
 use super::tree::Session;
 
 /// Which program's rules apply.
@@ -123,13 +123,14 @@ fn replay_settings(entries: &[Entry], path: &[usize], dialect: Dialect, ctx: &mu
                 });
             }
             EntryKind::ContextWindowChange if dialect == Dialect::Atomic => {
-                if let Some(w) = e.raw.get("contextWindow").and_then(Value::as_u64) {
+                if let Some(w) = e.slim().get("contextWindow").and_then(Value::as_u64) {
                     ctx.context_window = Some(w);
                 }
             }
             EntryKind::Message => {
-                if let Some(m) = e.message()
-                    && m.get("role").and_then(Value::as_str) == Some("assistant")
+                // Slim: every path entry is looked at, and these fields are never shortened.
+                if e.role == Role::Assistant
+                    && let Some(m) = e.slim_message()
                 {
                     let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
                     ctx.model = Some(ModelRef {
@@ -149,7 +150,7 @@ fn pi_entry_message(e: &Entry, edits: &HashMap<&str, &Entry>) -> Option<Value> {
         EntryKind::Message => {
             let msg = e.message()?;
             match edits.get(e.id.as_str()) {
-                Some(edit) => match edit.raw.get("replacement") {
+                Some(edit) => match edit.raw().get("replacement") {
                     Some(Value::Object(r)) => {
                         let mut m = msg.clone();
                         m.insert(
@@ -193,12 +194,12 @@ fn custom_message_of(e: &Entry, dialect: Dialect) -> Value {
     let mut m = JsonMap::new();
     m.insert("role".into(), json!("custom"));
     let copy = |m: &mut JsonMap, key: &str| {
-        if let Some(v) = e.raw.get(key) {
+        if let Some(v) = e.raw().get(key) {
             m.insert(key.into(), v.clone());
         }
     };
     copy(&mut m, "customType");
-    match (dialect, e.raw.get("content")) {
+    match (dialect, e.raw().get("content")) {
         (Dialect::Atomic, None | Some(Value::Null)) => {
             m.insert("content".into(), json!([]));
         }
@@ -207,7 +208,7 @@ fn custom_message_of(e: &Entry, dialect: Dialect) -> Value {
     copy(&mut m, "display");
     copy(&mut m, "details");
     m.insert("timestamp".into(), entry_time_ms(e));
-    if dialect == Dialect::Atomic && e.raw.get("excludeFromContext") == Some(&Value::Bool(true)) {
+    if dialect == Dialect::Atomic && e.raw().get("excludeFromContext") == Some(&Value::Bool(true)) {
         m.insert("excludeFromContext".into(), json!(true));
     }
     Value::Object(m)
@@ -220,7 +221,7 @@ fn branch_summary_of(e: &Entry) -> Option<Value> {
     m.insert("summary".into(), json!(summary));
     m.insert(
         "fromId".into(),
-        e.raw.get("fromId").cloned().unwrap_or(Value::Null),
+        e.raw().get("fromId").cloned().unwrap_or(Value::Null),
     );
     m.insert("timestamp".into(), entry_time_ms(e));
     Some(Value::Object(m))
@@ -231,11 +232,11 @@ fn compaction_summary_of(e: &Entry) -> Value {
     m.insert("role".into(), json!("compactionSummary"));
     m.insert(
         "summary".into(),
-        e.raw.get("summary").cloned().unwrap_or(Value::Null),
+        e.raw().get("summary").cloned().unwrap_or(Value::Null),
     );
     m.insert(
         "tokensBefore".into(),
-        e.raw.get("tokensBefore").cloned().unwrap_or(Value::Null),
+        e.raw().get("tokensBefore").cloned().unwrap_or(Value::Null),
     );
     m.insert("timestamp".into(), entry_time_ms(e));
     Value::Object(m)
@@ -279,11 +280,11 @@ fn build_pi(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     };
     let c = &entries[path[ci]];
     ctx.entries.push(path[ci]);
-    if let Some(sys) = c.raw.get("systemMessage").filter(|v| v.is_object()) {
+    if let Some(sys) = c.raw().get("systemMessage").filter(|v| v.is_object()) {
         push(ctx, path[ci], Some(sys.clone()));
     }
     push(ctx, path[ci], Some(compaction_summary_of(c)));
-    if let Some(Value::Array(tail)) = c.raw.get("retainedTail") {
+    if let Some(Value::Array(tail)) = c.raw().get("retainedTail") {
         for m in tail {
             push(ctx, path[ci], Some(m.clone()));
         }
@@ -313,7 +314,7 @@ pub const VERBATIM_COMPACTION_PREFIX: &str = "The earlier conversation was compa
 
 fn is_verbatim_boundary(e: &Entry) -> bool {
     e.kind == EntryKind::Compaction
-        && e.raw
+        && e.slim()
             .get("details")
             .and_then(|d| d.get("strategy"))
             .and_then(Value::as_str)
@@ -377,7 +378,7 @@ fn build_atomic(entries: &[Entry], path: &[usize], ctx: &mut SessionContext) {
     m.insert("content".into(), Value::Array(content));
     m.insert("display".into(), json!(true));
     // The boundary's details as stored (Atomic 6031a92 does not add `tokensBefore` to them).
-    if let Some(d) = b.raw.get("details") {
+    if let Some(d) = b.raw().get("details") {
         m.insert("details".into(), d.clone());
     }
     m.insert("timestamp".into(), entry_time_ms(b));

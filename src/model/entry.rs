@@ -1,8 +1,24 @@
 //! Session header and entries, kept as the JSON objects they were stored as.
 //!
-//! Entries keep their whole JSON object (`raw`), so unknown types and fields survive untouched
-//! and messages can be handed out exactly as stored. The few fields every view needs are
-//! lifted out once at parse time.
+//! Entries keep their whole JSON object ([`Entry::raw`]), so unknown types and fields survive
+//! untouched and messages can be handed out exactly as stored. The few fields every view needs
+//! are lifted out once at parse time.
+//!
+//! # Slim entries
+//! A large session is loaded *slim* (see `storage::read::load_session`): each entry keeps only
+//! what the tree, its search and the session list look at, and remembers where its line is.
+//! [`Entry::raw`] reads and parses that line again the first time the whole object is asked
+//! for (a transcript, an export, a fork), so memory follows the number of entries rather than
+//! the size of tool outputs, images and usage records. What a slim entry keeps
+//! ([`Entry::slim`]): every top-level field; of a `message`, its role, content, stop reason,
+//! error, tool call id and name, command, provider, model and custom type; of its content
+//! blocks, type, text, id, name and arguments; and of a string longer than [`ELIDE_OVER`]
+//! bytes in `message.content` or nested below a top-level field's direct children, its first
+//! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character).
+
+use std::fmt;
+use std::io;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -109,7 +125,7 @@ impl Header {
 }
 
 /// One entry of the tree (every non-header line that parsed).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Entry {
     /// 1-based line number in the file (0 for entries grove synthesised).
     pub line: usize,
@@ -123,7 +139,50 @@ pub struct Entry {
     /// The message role, read once: views ask for it per entry per frame or filter change,
     /// and two map lookups per entry add up to seconds on a session of hundreds of thousands.
     pub role: Role,
-    pub raw: JsonMap,
+    /// The object as loaded: whole, or slim when `elided` is set.
+    slim: JsonMap,
+    elided: Option<Box<Elided>>,
+}
+
+/// A string longer than this many bytes, in a place [`Entry::slim`] may shorten, is shortened.
+pub const ELIDE_OVER: usize = 2048;
+/// How many bytes of a shortened string are kept (cut back to a character boundary).
+pub const ELIDE_KEEP: usize = 1024;
+
+/// Where a slim entry's line is, and its whole object once read.
+#[derive(Clone, Debug)]
+struct Elided {
+    offset: u64,
+    len: usize,
+    source: Arc<dyn LineSource>,
+    whole: OnceLock<Whole>,
+}
+
+#[derive(Clone, Debug)]
+enum Whole {
+    Read(JsonMap),
+    /// The line could not be read back as this entry (the file changed or went away): the
+    /// slim object stands in.
+    Unavailable(String),
+}
+
+/// Reads a line of a session file back by its byte range (a positional read: the file is
+/// never written).
+pub trait LineSource: Send + Sync + fmt::Debug {
+    fn read_line(&self, offset: u64, len: usize) -> io::Result<Vec<u8>>;
+}
+
+impl PartialEq for Entry {
+    /// Entries are equal when their data is: a slim entry equals the whole one it stands for.
+    fn eq(&self, other: &Self) -> bool {
+        self.line == other.line
+            && self.kind == other.kind
+            && self.id == other.id
+            && self.parent_id == other.parent_id
+            && self.timestamp_ms == other.timestamp_ms
+            && self.role == other.role
+            && self.raw() == other.raw()
+    }
 }
 
 /// A `message` entry's role, lifted out at parse time.
@@ -183,31 +242,157 @@ impl Role {
 }
 
 impl Entry {
+    /// An entry of a whole object (`line` is 1-based; 0 for entries grove synthesised).
+    pub fn new(raw: JsonMap, line: usize) -> Entry {
+        let kind = EntryKind::from_type(raw.get("type").and_then(Value::as_str).unwrap_or(""));
+        let id = raw
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let parent_id = raw
+            .get("parentId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let timestamp_ms = raw
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(parse_iso_ms);
+        Entry {
+            line,
+            kind,
+            id,
+            parent_id,
+            timestamp_ms,
+            role: Role::of(&raw),
+            slim: raw,
+            elided: None,
+        }
+    }
+
+    /// An entry loaded slim from the line at `offset..offset + len` of `source`.
+    pub fn new_slim(
+        slim: JsonMap,
+        line: usize,
+        offset: u64,
+        len: usize,
+        source: Arc<dyn LineSource>,
+    ) -> Entry {
+        let mut e = Entry::new(slim, line);
+        e.elided = Some(Box::new(Elided {
+            offset,
+            len,
+            source,
+            whole: OnceLock::new(),
+        }));
+        e
+    }
+
+    /// The whole JSON object, as stored. For a slim entry the first call reads its line back.
+    pub fn raw(&self) -> &JsonMap {
+        let Some(el) = &self.elided else {
+            return &self.slim;
+        };
+        match el.whole.get_or_init(|| self.read_whole(el)) {
+            Whole::Read(map) => map,
+            Whole::Unavailable(_) => &self.slim,
+        }
+    }
+
+    fn read_whole(&self, el: &Elided) -> Whole {
+        let bytes = match el.source.read_line(el.offset, el.len) {
+            Ok(b) => b,
+            Err(e) => return Whole::Unavailable(format!("cannot read line {}: {e}", self.line)),
+        };
+        let line = super::parse::RawLine {
+            offset: el.offset,
+            number: self.line,
+            bytes: &bytes,
+            terminated: true,
+        };
+        match super::parse::parse_line(&line) {
+            super::parse::LineValue::Object(map, _)
+                if map.get("id").and_then(Value::as_str).unwrap_or_default() == self.id
+                    && map.get("type") == self.slim.get("type") =>
+            {
+                Whole::Read(map)
+            }
+            _ => Whole::Unavailable(format!(
+                "line {} no longer holds entry {:?}: the file changed since it was opened",
+                self.line, self.id
+            )),
+        }
+    }
+
+    /// The object as loaded: for a slim entry, only what the module docs list, long strings
+    /// shortened. For views that only look at what a slim entry keeps exactly.
+    pub fn slim(&self) -> &JsonMap {
+        &self.slim
+    }
+
+    /// True for an entry loaded slim.
+    pub fn is_slim(&self) -> bool {
+        self.elided.is_some()
+    }
+
+    /// Why a slim entry's whole object could not be read back, once [`Entry::raw`] was asked.
+    pub fn unavailable(&self) -> Option<&str> {
+        match self.elided.as_ref()?.whole.get()? {
+            Whole::Unavailable(why) => Some(why),
+            Whole::Read(_) => None,
+        }
+    }
+
+    /// Reads a slim entry's whole object now and keeps only it (before changing it in memory).
+    pub fn make_whole(&mut self) {
+        if self.elided.is_some() {
+            let whole = self.raw().clone();
+            self.slim = whole;
+            self.elided = None;
+        }
+    }
+
+    /// The whole object, to change in memory (migration); makes a slim entry whole first.
+    pub fn raw_mut(&mut self) -> &mut JsonMap {
+        self.make_whole();
+        &mut self.slim
+    }
+
     pub fn type_name(&self) -> &str {
         self.str_field("type").unwrap_or("")
     }
 
+    /// A top-level string field (top-level fields are never shortened).
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.raw.get(key).and_then(Value::as_str)
+        self.slim.get(key).and_then(Value::as_str)
     }
 
     pub fn timestamp(&self) -> &str {
         self.str_field("timestamp").unwrap_or("")
     }
 
-    /// The `message` object of a `message` entry.
+    /// The whole `message` object of a `message` entry.
     pub fn message(&self) -> Option<&JsonMap> {
         if self.kind != EntryKind::Message {
             return None;
         }
-        self.raw.get("message").and_then(Value::as_object)
+        self.raw().get("message").and_then(Value::as_object)
+    }
+
+    /// The `message` object as loaded: for a slim entry only the fields the module docs list,
+    /// its `content` shortened.
+    pub fn slim_message(&self) -> Option<&JsonMap> {
+        if self.kind != EntryKind::Message {
+            return None;
+        }
+        self.slim.get("message").and_then(Value::as_object)
     }
 
     /// The role of a `message` entry.
     pub fn role(&self) -> Option<&str> {
         match self.role {
             Role::None => None,
-            Role::Other => self.message()?.get("role").and_then(Value::as_str),
+            Role::Other => self.slim_message()?.get("role").and_then(Value::as_str),
             known => known.as_str(),
         }
     }

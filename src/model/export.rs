@@ -200,7 +200,7 @@ pub fn to_jsonl(session: &Session, ctx: &SessionContext) -> String {
     }
     if let Some(leaf) = ctx.leaf {
         for i in session.tree.path_to(leaf) {
-            out.push_str(&serde_json::to_string(&session.entries()[i].raw).unwrap_or_default());
+            out.push_str(&serde_json::to_string(&session.entries()[i].raw()).unwrap_or_default());
             out.push('\n');
         }
     }

@@ -10,13 +10,17 @@
 //! selection moves to the nearest visible ancestor of what was selected.
 //!
 //! Everything here is O(entries) per change and iterative (no recursion over depth), so a
-//! 100 000-entry chain is fine; only the rows on screen are ever turned into text.
+//! 100 000-entry chain is fine; only the rows on screen are ever turned into text. Rows and
+//! search read entries as loaded ([`Entry::slim`]): for a large session loaded slim, what they
+//! look at (top-level fields, a message's direct fields, the first 200 characters of its text,
+//! whether it holds any text, tool-call names and arguments cut for display) is exact.
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use serde_json::Value;
 
-use super::entry::{Entry, EntryKind, JsonMap};
+use super::entry::{Entry, EntryKind, JsonMap, Role};
 use super::tree::Session;
 use crate::ui::sanitize::sanitize_line;
 
@@ -211,7 +215,7 @@ impl TreeNav {
             search_text: None,
             tool_only: session
                 .entries()
-                .iter()
+                .par_iter()
                 .map(Self::is_tool_only_turn)
                 .collect(),
             rows: Vec::new(),
@@ -249,16 +253,24 @@ impl TreeNav {
         let entries = session.entries();
         let tree = &session.tree;
         let active = &self.on_active_path;
+        // Read in parallel, inserted in walk order below (a repeated id: the later one wins).
+        let mut calls: Vec<Vec<(String, ToolCall)>> = entries
+            .par_iter()
+            .map(|e| {
+                if e.role == Role::Assistant {
+                    tool_calls_of(e)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
         let mut roots: Vec<usize> = tree.roots.clone();
         // Stable: the root holding the leaf first, the rest in file order.
         roots.sort_by_key(|&r| !active[r]);
         let mut stack: Vec<usize> = roots.into_iter().rev().collect();
         while let Some(i) = stack.pop() {
             self.order.push(i);
-            let e = &entries[i];
-            if e.role() == Some("assistant") {
-                collect_tool_calls(e, &mut self.tool_calls);
-            }
+            self.tool_calls.extend(std::mem::take(&mut calls[i]));
             let children = &tree.children[i];
             // Push in reverse so the active child, then the others in timestamp order, pop first.
             for &c in children.iter().rev().filter(|&&c| !active[c]) {
@@ -276,7 +288,7 @@ impl TreeNav {
         if e.role() != Some("assistant") {
             return false;
         }
-        let msg = e.message();
+        let msg = e.slim_message();
         let has_text = has_text_content(msg.and_then(|m| m.get("content")));
         let stop = msg
             .and_then(|m| m.get("stopReason"))
@@ -837,15 +849,17 @@ impl TreeNav {
     }
 }
 
-fn collect_tool_calls(e: &Entry, out: &mut HashMap<String, ToolCall>) {
-    let Some(Value::Array(blocks)) = e.message().and_then(|m| m.get("content")) else {
-        return;
+/// The tool calls of an assistant message, by id.
+fn tool_calls_of(e: &Entry) -> Vec<(String, ToolCall)> {
+    let mut out = Vec::new();
+    let Some(Value::Array(blocks)) = e.slim_message().and_then(|m| m.get("content")) else {
+        return out;
     };
     for b in blocks {
         if b.get("type").and_then(Value::as_str) == Some("toolCall")
             && let Some(id) = b.get("id").and_then(Value::as_str)
         {
-            out.insert(
+            out.push((
                 id.to_owned(),
                 ToolCall {
                     name: b
@@ -857,9 +871,10 @@ fn collect_tool_calls(e: &Entry, out: &mut HashMap<String, ToolCall>) {
                         .get("arguments")
                         .map_or(Value::Null, |a| compact_args(a, 0)),
                 },
-            );
+            ));
         }
     }
+    out
 }
 
 /// A bounded copy of tool-call arguments: rows show a path, a command or the first 40 characters
@@ -962,7 +977,7 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
     let s = |k: &str| e.str_field(k).unwrap_or("").to_owned();
     match e.kind {
         EntryKind::Message => {
-            if let Some(m) = e.message() {
+            if let Some(m) = e.slim_message() {
                 let role = m.get("role").and_then(Value::as_str).unwrap_or("");
                 parts.push(role.to_owned());
                 if let Some(c) = m.get("content").filter(|c| !c.is_null()) {
@@ -977,7 +992,7 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
         }
         EntryKind::CustomMessage => {
             parts.push(s("customType"));
-            parts.push(match e.raw.get("content") {
+            parts.push(match e.slim().get("content") {
                 Some(Value::String(t)) => t.clone(),
                 other => extract_content(other),
             });
@@ -1103,7 +1118,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
     let field = |k: &str| e.str_field(k).unwrap_or("");
     match e.kind {
         EntryKind::Message => {
-            let Some(m) = e.message() else {
+            let Some(m) = e.slim_message() else {
                 t.push(RowStyle::Dim, "[message]");
                 return t;
             };
@@ -1145,16 +1160,8 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
             }
         }
         EntryKind::CustomMessage => {
-            let content = match e.raw.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(blocks)) => blocks
-                    .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                    .filter_map(|b| b.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join(""),
-                _ => String::new(),
-            };
+            // Cut like a message's text: a row never shows more, and a slim entry keeps more.
+            let content = extract_content(e.slim().get("content"));
             t.push(
                 RowStyle::CustomLabel,
                 format!("[{}]: ", sanitize_line(field("customType"))),
@@ -1163,7 +1170,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
         }
         EntryKind::Compaction => {
             let tokens = e
-                .raw
+                .slim()
                 .get("tokensBefore")
                 .and_then(Value::as_f64)
                 .map_or("?".to_owned(), |n| {
@@ -1216,7 +1223,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
             }
         },
         EntryKind::ContextEdit => {
-            let kind = match e.raw.get("replacement") {
+            let kind = match e.slim().get("replacement") {
                 Some(Value::Object(_)) => "replace",
                 _ => "omit",
             };
@@ -1227,7 +1234,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
         }
         EntryKind::ContextWindowChange => {
             let w = e
-                .raw
+                .slim()
                 .get("contextWindow")
                 .map_or(String::new(), Value::to_string);
             t.push(RowStyle::Dim, format!("[context window: {}]", clean(&w)));

@@ -187,10 +187,12 @@ impl<'a> EntryFacts<'a> {
     }
 
     /// The facts of a parsed entry; `text_buf` holds the joined message text they borrow.
+    /// Reads the entry as loaded: for a slim entry (never one of the listing's own, which are
+    /// whole) the text is the shortened one, which is all agent detection needs.
     pub fn of_entry(e: &'a Entry, text_buf: &'a mut Option<String>) -> Self {
         let str_of = |v: Option<&'a Value>| v.and_then(Value::as_str);
-        let raw = &e.raw;
-        let message = e.message().map(|m| {
+        let raw = e.slim();
+        let message = e.slim_message().map(|m| {
             let role = str_of(m.get("role"));
             if matches!(role, Some("user" | "assistant")) {
                 *text_buf = content_text(m.get("content"));

@@ -10,7 +10,7 @@ use std::io::{self, Read};
 
 use serde_json::Value;
 
-use super::entry::{Entry, EntryKind, Header, JsonMap, parse_iso_ms};
+use super::entry::{Entry, EntryKind, Header, JsonMap};
 
 /// Something in a file that grove skipped or repaired. Never fatal.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -297,73 +297,147 @@ pub fn header_from(map: JsonMap, line: usize) -> Result<Header, JsonMap> {
 
 /// Builds an entry from a parsed non-header object.
 pub fn entry_from(raw: JsonMap, line: usize) -> Entry {
-    let kind = EntryKind::from_type(raw.get("type").and_then(Value::as_str).unwrap_or(""));
-    let id = raw
-        .get("id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let parent_id = raw
-        .get("parentId")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let timestamp_ms = raw
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(parse_iso_ms);
-    Entry {
-        line,
-        kind,
-        id,
-        parent_id,
-        timestamp_ms,
-        role: super::entry::Role::of(&raw),
-        raw,
-    }
+    Entry::new(raw, line)
 }
 
-/// Lines are parsed in parallel in batches of about this many bytes: big sessions open in a
-/// fraction of the time, and only one batch of raw lines is held at once.
-const PARALLEL_BATCH_BYTES: usize = 8 << 20;
+/// Lines are parsed in parallel in blocks of about this many bytes: big sessions open in a
+/// fraction of the time, and only a few blocks of raw lines are held at once.
+const BLOCK_BYTES: usize = 8 << 20;
 
-/// Raw lines waiting to be parsed, in file order.
-#[derive(Default)]
-struct LineBatch {
-    lines: Vec<(u64, usize, bool, Vec<u8>)>,
-    bytes: usize,
+/// Parses long lines slim (see [`crate::model::entry`]): `None` when a line is not taken (it is
+/// then parsed whole), else the object and whether any string in it was shortened.
+pub trait SlimParser: Sync {
+    fn parse_slim(&self, bytes: &[u8]) -> Option<(JsonMap, bool)>;
 }
 
-impl LineBatch {
-    fn push(&mut self, line: &RawLine<'_>) {
-        self.bytes += line.bytes.len();
-        self.lines.push((
-            line.offset,
-            line.number,
-            line.terminated,
-            line.bytes.to_vec(),
-        ));
-    }
+/// What a slim load needs: the parser, and the file to read whole entries back from.
+#[derive(Clone, Copy)]
+pub struct SlimLoad<'a> {
+    pub parser: &'a dyn SlimParser,
+    pub source: &'a std::sync::Arc<dyn super::entry::LineSource>,
+}
 
-    /// Parses every line (in parallel when there are many) and empties the batch.
-    fn parse(&mut self) -> Vec<(usize, LineValue)> {
+/// A line's parse: an object (as an entry when it may be one), or why there is none.
+enum Parsed {
+    Blank,
+    Bad(ParseIssue),
+    /// The first line of the file: maybe the header, kept as an object.
+    First(JsonMap, Option<ParseIssue>),
+    Entry(Entry, Option<ParseIssue>),
+}
+
+/// Consecutive whole lines of the file (the last block may end without a newline).
+struct Block {
+    data: Vec<u8>,
+    offset: u64,
+}
+
+/// Reads `reader` in blocks of whole lines of about [`BLOCK_BYTES`] (a longer line makes a
+/// longer block), handing each to `f`; buffers sent back on `spare` are reused, so a big file
+/// does not fault in fresh memory for every block. Returns the bytes read and whether they
+/// ended with `\n`.
+fn read_blocks<R: Read>(
+    mut reader: R,
+    spare: &std::sync::mpsc::Receiver<Vec<u8>>,
+    mut f: impl FnMut(Block),
+) -> io::Result<(u64, bool)> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut offset = 0u64;
+    let mut total = 0u64;
+    let mut last_newline = true;
+    loop {
+        let mut data = spare.try_recv().unwrap_or_default();
+        data.clear();
+        data.append(&mut carry);
+        // Doubling for a line longer than a block: no quadratic copying.
+        let want = data.len().max(BLOCK_BYTES) as u64;
+        let n = (&mut reader).take(want).read_to_end(&mut data)? as u64;
+        total += n;
+        let eof = n < want;
+        if n > 0 {
+            last_newline = data.last() == Some(&b'\n');
+        }
+        if !eof {
+            match memchr::memrchr(b'\n', &data) {
+                // Keep the partial last line for the next block.
+                Some(end) => {
+                    carry.extend_from_slice(&data[end + 1..]);
+                    data.truncate(end + 1);
+                }
+                None => {
+                    carry = data;
+                    continue;
+                }
+            }
+        }
+        if data.is_empty() {
+            break;
+        }
+        let block_len = data.len() as u64;
+        f(Block { data, offset });
+        offset += block_len;
+        if eof {
+            break;
+        }
+    }
+    Ok((total, last_newline))
+}
+
+impl Block {
+    /// Parses every line of the block (in parallel when it is big), in file order; the first
+    /// is line number `first_line`.
+    fn parse(&self, first_line: usize, slim: Option<SlimLoad<'_>>) -> Vec<(usize, Parsed)> {
         use rayon::prelude::*;
-        let lines = std::mem::take(&mut self.lines);
-        let parse = |(offset, number, terminated, bytes): &(u64, usize, bool, Vec<u8>)| {
-            let raw = RawLine {
-                offset: *offset,
-                number: *number,
-                bytes,
-                terminated: *terminated,
+        let mut lines = Vec::new();
+        let mut start = 0usize;
+        let mut number = first_line;
+        for end in memchr::memchr_iter(b'\n', &self.data) {
+            lines.push((start, end, number, true));
+            start = end + 1;
+            number += 1;
+        }
+        if start < self.data.len() {
+            lines.push((start, self.data.len(), number, false));
+        }
+        let parse = |&(start, end, number, terminated): &(usize, usize, usize, bool)| {
+            let line = RawLine {
+                offset: self.offset + start as u64,
+                number,
+                bytes: &self.data[start..end],
+                terminated,
             };
-            (*number, parse_line(&raw))
+            (number, parse_one(&line, slim))
         };
-        let out = if self.bytes >= 1 << 20 {
+        if self.data.len() >= 1 << 20 {
             lines.par_iter().map(parse).collect()
         } else {
             lines.iter().map(parse).collect()
-        };
-        self.bytes = 0;
-        out
+        }
+    }
+}
+
+/// One line: slim when a slim load takes it, else whole.
+fn parse_one(line: &RawLine<'_>, slim: Option<SlimLoad<'_>>) -> Parsed {
+    // The first line (the header, maybe after a byte-order mark) is always whole.
+    if let Some(load) = slim
+        && line.offset > 0
+        && let Some((map, elided)) = load.parser.parse_slim(line.bytes)
+    {
+        return Parsed::Entry(
+            if elided {
+                let len = line.bytes.len();
+                Entry::new_slim(map, line.number, line.offset, len, load.source.clone())
+            } else {
+                Entry::new(map, line.number)
+            },
+            None,
+        );
+    }
+    match parse_line(line) {
+        LineValue::Blank => Parsed::Blank,
+        LineValue::Bad(issue) => Parsed::Bad(issue),
+        LineValue::Object(map, repaired) if line.offset == 0 => Parsed::First(map, repaired),
+        LineValue::Object(map, repaired) => Parsed::Entry(Entry::new(map, line.number), repaired),
     }
 }
 
@@ -379,37 +453,42 @@ pub struct ParsedSession {
     pub ends_with_newline: bool,
     /// The version the entries were migrated from in memory (1 or 2), if any.
     pub migrated_from: Option<u32>,
+    /// Objects read so far (the first may be the header).
+    objects_seen: usize,
 }
 
 impl ParsedSession {
     /// Reads a session from any reader. Never fails on content; only I/O errors are errors.
-    pub fn read<R: Read>(reader: R) -> io::Result<Self> {
+    pub fn read<R: Read + Send>(reader: R) -> io::Result<Self> {
+        Self::read_with(reader, None)
+    }
+
+    /// [`ParsedSession::read`], loading long lines slim when `slim` is given (`reader` must
+    /// then read the file `slim.source` reads back from, from its start). The file is read on
+    /// a second thread while the lines already read are parsed.
+    pub fn read_with<R: Read + Send>(reader: R, slim: Option<SlimLoad<'_>>) -> io::Result<Self> {
         let mut s = ParsedSession::default();
-        let mut objects_seen = 0usize;
-        let mut batch = LineBatch::default();
-        let mut apply = |s: &mut ParsedSession, number: usize, value: LineValue| match value {
-            LineValue::Blank => {}
-            LineValue::Bad(issue) => s.issues.push(issue),
-            LineValue::Object(map, repaired) => {
-                s.issues.extend(repaired);
-                objects_seen += 1;
-                s.push_object(map, number, objects_seen == 1);
-            }
-        };
-        let (bytes, ends_nl) = for_each_line(reader, 0, 0, |line| {
-            batch.push(&line);
-            if batch.bytes >= PARALLEL_BATCH_BYTES {
-                for (number, value) in batch.parse() {
-                    apply(&mut s, number, value);
+        let (bytes, ends_nl) = std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
+            let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+            let reading = scope.spawn(move || read_blocks(reader, &spare_rx, |b| drop(tx.send(b))));
+            let mut next_line = 1;
+            for block in rx {
+                let parsed = block.parse(next_line, slim);
+                next_line += parsed.len();
+                for (number, parsed) in parsed {
+                    s.push(number, parsed);
                 }
+                // Back to the reader for the next block (it may have finished: then dropped).
+                let _ = spare_tx.send(block.data);
             }
+            reading
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the reading thread failed")))
         })?;
-        for (number, value) in batch.parse() {
-            apply(&mut s, number, value);
-        }
         s.bytes = bytes;
         s.ends_with_newline = ends_nl;
-        if s.header.is_none() && (objects_seen > 0 || bytes > 0) {
+        if s.header.is_none() && (s.objects_seen > 0 || bytes > 0) {
             s.issues.push(ParseIssue {
                 line: 0,
                 kind: IssueKind::NoHeader,
@@ -420,6 +499,28 @@ impl ParsedSession {
         Ok(s)
     }
 
+    /// Adds one parsed line, in file order.
+    fn push(&mut self, number: usize, parsed: Parsed) {
+        let (object, repaired) = match parsed {
+            Parsed::Blank => return,
+            Parsed::Bad(issue) => return self.issues.push(issue),
+            Parsed::First(map, repaired) => (Ok(map), repaired),
+            Parsed::Entry(e, repaired) => (Err(e), repaired),
+        };
+        self.issues.extend(repaired);
+        self.objects_seen += 1;
+        let first = self.objects_seen == 1;
+        match object {
+            Ok(map) => self.push_object(map, number, first),
+            // The first object may be the header even after blank lines: kept whole.
+            Err(mut e) if first => {
+                e.make_whole();
+                self.push_object(e.raw().clone(), number, true);
+            }
+            Err(e) => self.push_entry(e),
+        }
+    }
+
     /// Reads a session from a byte slice.
     pub fn from_bytes(bytes: &[u8]) -> Self {
         // Reading from a slice cannot fail.
@@ -427,7 +528,6 @@ impl ParsedSession {
     }
 
     fn push_object(&mut self, map: JsonMap, line: usize, first: bool) {
-        let is_header = map.get("type").and_then(Value::as_str) == Some("session");
         if first {
             match header_from(map, line) {
                 Ok(h) => self.header = Some(h),
@@ -435,15 +535,20 @@ impl ParsedSession {
             }
             return;
         }
-        if is_header {
+        self.push_entry(entry_from(map, line));
+    }
+
+    /// An object after the first: an entry, or a second header (ignored).
+    fn push_entry(&mut self, e: Entry) {
+        if e.type_name() == "session" {
             self.issues.push(ParseIssue {
-                line,
+                line: e.line,
                 kind: IssueKind::ExtraHeader,
                 message: "a second session header; ignored".into(),
             });
             return;
         }
-        self.entries.push(entry_from(map, line));
+        self.entries.push(e);
     }
 
     /// Migrates v1 and v2 sessions to v3 in memory, exactly as pi does on load, minus the
@@ -456,6 +561,10 @@ impl ParsedSession {
         }
         let session_id = header.id.clone();
         self.migrated_from = Some(version);
+        // Migration changes entries in memory: it needs them whole (old files are small).
+        for e in &mut self.entries {
+            e.make_whole();
+        }
         if version < 2 {
             migrate_v1_to_v2(&session_id, &mut self.entries);
         }
@@ -463,7 +572,7 @@ impl ParsedSession {
             if e.kind != EntryKind::Message {
                 continue;
             }
-            if let Some(Value::Object(m)) = e.raw.get_mut("message")
+            if let Some(Value::Object(m)) = e.raw_mut().get_mut("message")
                 && m.get("role").and_then(Value::as_str) == Some("hookMessage")
             {
                 m.insert("role".into(), Value::String("custom".into()));
@@ -496,8 +605,9 @@ fn migrate_v1_to_v2(session_id: &str, entries: &mut [Entry]) {
     for (i, e) in entries.iter_mut().enumerate() {
         e.id = ids[i].clone();
         e.parent_id = prev.clone();
-        e.raw.insert("id".into(), Value::String(e.id.clone()));
-        e.raw.insert(
+        let id = Value::String(e.id.clone());
+        e.raw_mut().insert("id".into(), id);
+        e.raw_mut().insert(
             "parentId".into(),
             prev.clone().map_or(Value::Null, Value::String),
         );
@@ -507,17 +617,17 @@ fn migrate_v1_to_v2(session_id: &str, entries: &mut [Entry]) {
         if e.kind != EntryKind::Compaction {
             continue;
         }
-        let Some(index) = e.raw.get("firstKeptEntryIndex").and_then(Value::as_u64) else {
-            e.raw.remove("firstKeptEntryIndex");
+        let raw = e.raw_mut();
+        let Some(index) = raw.get("firstKeptEntryIndex").and_then(Value::as_u64) else {
+            raw.remove("firstKeptEntryIndex");
             continue;
         };
-        e.raw.remove("firstKeptEntryIndex");
+        raw.remove("firstKeptEntryIndex");
         // Index 0 is the header in pi's array.
         if index >= 1
             && let Some(target) = ids.get(index as usize - 1)
         {
-            e.raw
-                .insert("firstKeptEntryId".into(), Value::String(target.clone()));
+            raw.insert("firstKeptEntryId".into(), Value::String(target.clone()));
         }
     }
 }
@@ -535,6 +645,39 @@ fn stable_hash(s: &str, i: u64, salt: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out a few bytes at a time.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1 = self.1 % 7 + 1;
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn reading_in_any_pieces_gives_the_same_session() {
+        let data = "\n{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\nnot json\n{\"type\":\"label\",\"id\":\"b\",\"parentId\":\"a\",\"targetId\":\"a\",\"label\":\"x\"}\n{\"type\":\"mess";
+        let whole = ParsedSession::from_bytes(data.as_bytes());
+        let pieces = ParsedSession::read(Trickle(data.as_bytes(), 0)).unwrap();
+        assert_eq!(whole.entries, pieces.entries);
+        assert_eq!(whole.issues, pieces.issues);
+        assert_eq!(whole.header, pieces.header);
+        assert_eq!(
+            (whole.bytes, whole.ends_with_newline),
+            (pieces.bytes, pieces.ends_with_newline)
+        );
+        assert_eq!(whole.entries.len(), 2);
+        assert_eq!(whole.entries[1].line, 6);
+        assert!(!whole.ends_with_newline);
+        assert_eq!(whole.issues.len(), 2, "{:?}", whole.issues);
+        let empty = ParsedSession::from_bytes(b"");
+        assert!(empty.ends_with_newline && empty.issues.is_empty());
+    }
 
     #[test]
     fn lone_surrogates_are_repaired() {
@@ -613,6 +756,6 @@ mod tests {
             a.entries[2].str_field("firstKeptEntryId"),
             Some(a.entries[1].id.as_str())
         );
-        assert!(!a.entries[2].raw.contains_key("firstKeptEntryIndex"));
+        assert!(!a.entries[2].raw().contains_key("firstKeptEntryIndex"));
     }
 }

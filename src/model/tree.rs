@@ -312,7 +312,7 @@ impl Session {
             if e.kind != EntryKind::Custom || e.str_field("customType") != Some("pi.loadout") {
                 return None;
             }
-            let data = e.raw.get("data")?;
+            let data = e.raw().get("data")?;
             let valid = data.get("version").and_then(Value::as_u64).is_some()
                 && data.get("overrides").is_some_and(Value::is_array);
             valid.then_some(data)

@@ -41,6 +41,8 @@ use crate::model::entry::EntryKind;
 use crate::model::info::{EntryFacts, InfoBuilder, MessageFacts, SessionInfo, UsageFacts};
 use crate::model::parse::{LineValue, RawLine, entry_from, for_each_line, header_from, parse_line};
 
+pub mod skim;
+
 /// Which line parser to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParseMode {

@@ -83,7 +83,7 @@ pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteErro
             remap.insert(e.id.as_str(), None);
             continue;
         }
-        let mut raw = e.raw.clone();
+        let mut raw = e.raw().clone();
         if e.parent_id.is_some() || prev.is_some() {
             raw.insert(
                 "parentId".into(),

@@ -3,11 +3,14 @@
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
+use super::fastscan::skim::SkimParser;
 use crate::model::context::Dialect;
+use crate::model::entry::LineSource;
 use crate::model::info::{InfoBuilder, SessionInfo};
-use crate::model::parse::ParsedSession;
+use crate::model::parse::{ParsedSession, SlimLoad};
 use crate::model::tree::Session;
 
 /// Why a session file could not be read.
@@ -54,12 +57,80 @@ pub fn mtime_ms(meta: &fs::Metadata) -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// Files at least this big are loaded slim (see [`crate::model::entry`]).
+pub const SLIM_LOAD_MIN_BYTES: u64 = 32 << 20;
+
+/// Whether to load long lines slim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlimMode {
+    /// Slim from [`SLIM_LOAD_MIN_BYTES`] on.
+    Auto,
+    Always,
+    Never,
+}
+
 /// Loads a whole session (entries and tree). A file without a header still loads (with a
-/// `NoHeader` issue) so its content can be shown; callers decide what to allow.
+/// `NoHeader` issue) so its content can be shown; callers decide what to allow. Large files
+/// load slim: whole entries are read back from the open file when asked for.
 pub fn load_session(path: &Path) -> Result<Session, ReadError> {
-    let (file, _) = open_regular(path)?;
-    let parsed = ParsedSession::read(file).map_err(|e| ReadError::io(path, e))?;
-    Ok(Session::new(parsed))
+    load_session_with(path, SlimMode::Auto)
+}
+
+/// [`load_session`] with the choice of slim loading made by the caller.
+pub fn load_session_with(path: &Path, mode: SlimMode) -> Result<Session, ReadError> {
+    let (file, meta) = open_regular(path)?;
+    let slim = match mode {
+        SlimMode::Auto => meta.len() >= SLIM_LOAD_MIN_BYTES,
+        SlimMode::Always => true,
+        SlimMode::Never => false,
+    };
+    let parsed = if slim {
+        // A second handle on the same open file: reads back whole entries by position even if
+        // the path is renamed or trashed meanwhile.
+        let back = file.try_clone().map_err(|e| ReadError::io(path, e))?;
+        let source: Arc<dyn LineSource> = Arc::new(FileLines { file: back });
+        let load = SlimLoad {
+            parser: &SkimParser,
+            source: &source,
+        };
+        ParsedSession::read_with(file, Some(load))
+    } else {
+        ParsedSession::read(file)
+    };
+    Ok(Session::new(parsed.map_err(|e| ReadError::io(path, e))?))
+}
+
+/// A session file read back by position.
+#[derive(Debug)]
+struct FileLines {
+    file: File,
+}
+
+impl LineSource for FileLines {
+    fn read_line(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        read_exact_at(&self.file, &mut buf, offset)?;
+        Ok(buf)
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The listing fields of one file, read streaming without keeping entries (the fast scan; see

@@ -233,7 +233,7 @@ pub fn compare_file(
             (
                 e.id.clone(),
                 // The oracle writes a missing parentId as "<undefined>" (null stays null).
-                match e.raw.get("parentId") {
+                match e.raw().get("parentId") {
                     None => Some("<undefined>".to_owned()),
                     Some(_) => e.parent_id.clone(),
                 },
