@@ -39,19 +39,19 @@
 //! one allocation per row (its path). (Format 2 and earlier wrote `index.jsonl`; it is ignored,
 //! and removed at the next write.)
 //!
-//! `DIR/index-<id>.journal` — the rows changed since the rows file with that id was written,
-//! so that one grown or new session costs one small record, not a rewrite of every row. Each
-//! write that changed rows appends one record `[b"GRJ1"][len u64][hash u64][payload]` with one
-//! `write` on an `O_APPEND` handle; the payload is the rows file's id, the changed rows (in
-//! the rows file's encoding) and the removed paths. Opening reads the rows file, then applies
-//! the journal's records in order (the last record wins for a path). The first record that
-//! does not check out (torn by a crash, garbage, or bound to another rows file's id) ends the
-//! replay without error, and the next write starts a new rows file rather than appending
-//! after it. A journal is never read for a rows file other than its own: its name and each
-//! record carry the id. When a record would take the journal past a quarter of the rows
-//! file's size or past [`JOURNAL_MAX_RECORDS`] records, or when the blob log is compacted, all
-//! rows are written to a new rows file (new id, hence a new, empty journal) and the old
-//! journal is deleted.
+//! `DIR/index-<id>.journal` — the rows changed since the rows file with that id was written, so
+//! that one grown or new session costs one small record, not a rewrite of every row. Each write
+//! that changed rows appends one record `[b"GRJ1"][len u64][hash u64][payload]` with one `write` on
+//! an `O_APPEND` handle; the payload is the rows file's id, the changed rows (in the rows file's
+//! encoding) and the removed paths. Opening reads the rows file, then applies the journal's records
+//! in order (the last record wins for a path). The first record that does not check out (torn by a
+//! crash, garbage, or bound to another rows file's id) ends the replay without error, and the next
+//! write starts a new rows file rather than appending after it. Records are not synced to disk (the
+//! rows file is, before its rename): a crash can at worst cost the journal's tail, which is then
+//! ignored. A journal is never read for a rows file other than its own: its name and each record
+//! carry the id. When a record would take the journal past a quarter of the rows file's size or
+//! past [`JOURNAL_MAX_RECORDS`] records, or when the blob log is compacted, all rows are written to
+//! a new rows file (new id, hence a new, empty journal) and the old journal is deleted.
 //!
 //! `DIR/blobs-<id>.bin` — an append-only log of the large parts: each session's searchable
 //! text and its resumable scan state. Each record is `[b"GRB1"][len u64][hash u64][payload]`,
@@ -652,8 +652,9 @@ impl Index {
     }
 
     /// Writes the rows changed since the last write: one record appended to the journal, or a
-    /// new rows file (atomically) when there is none yet, when the journal has grown past its
-    /// share, or when most rows changed. Compacts the blob log when it is mostly garbage.
+    /// new rows file (atomically) when there is none yet or the record would take the journal
+    /// past its share (a quarter of the rows file, [`JOURNAL_MAX_RECORDS`] records). Compacts
+    /// the blob log when it is mostly garbage.
     pub fn persist(&mut self) -> io::Result<()> {
         let Some(dir) = self.dir.clone() else {
             return Ok(());
