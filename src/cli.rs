@@ -473,54 +473,92 @@ struct InfoJson<'a> {
     parse_issues: u64,
 }
 
-/// `write_json_array(out, sessions.map(info_json))`, byte for byte, through one reused buffer.
-fn write_sessions_json(out: &mut dyn Write, sessions: &[&SessionInfo]) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(4096);
-    let mut first = true;
-    for s in sessions {
-        buf.clear();
-        let item = InfoJson {
-            path: &s.path,
-            id: &s.id,
-            cwd: &s.cwd,
-            name: &s.name,
-            parent_session_path: &s.parent_session_path,
-            created: s.created_iso(),
-            modified: s.modified_iso(),
-            message_count: s.message_count,
-            first_message: &s.first_message,
-            agent: s.agent,
-            version: s.version,
-            bytes: s.bytes,
-            entry_count: s.entry_count,
-            leaf_count: s.leaf_count,
-            label_count: s.label_count,
-            has_name: s.has_name,
-            internal: s.internal,
-            workflow: &s.workflow,
-            summary: &s.summary,
-            total_tokens: s.total_tokens,
-            cost: s.cost,
-            parse_issues: s.parse_issues,
-        };
-        let mut ser = serde_json::Serializer::with_formatter(
-            &mut buf,
-            serde_json::ser::PrettyFormatter::with_indent(b"  "),
-        );
-        serde::Serialize::serialize(&item, &mut ser).map_err(io::Error::other)?;
-        let text = escape_inert(std::str::from_utf8(&buf).map_err(io::Error::other)?);
-        out.write_all(if first { b"[\n  " } else { b",\n  " })?;
-        first = false;
-        // Pretty JSON never has a raw newline inside a string: indenting by lines is exact.
-        let mut rest = text.as_bytes();
-        while let Some(p) = memchr::memchr(b'\n', rest) {
-            out.write_all(&rest[..=p])?;
-            out.write_all(b"  ")?;
-            rest = &rest[p + 1..];
+/// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: the array
+/// serialized straight to `out`, with [`InertPretty`] escaping as the strings are written.
+fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -> io::Result<()> {
+    let items = sessions.iter().map(|s| InfoJson {
+        path: &s.path,
+        id: &s.id,
+        cwd: &s.cwd,
+        name: &s.name,
+        parent_session_path: &s.parent_session_path,
+        created: s.created_iso(),
+        modified: s.modified_iso(),
+        message_count: s.message_count,
+        first_message: &s.first_message,
+        agent: s.agent,
+        version: s.version,
+        bytes: s.bytes,
+        entry_count: s.entry_count,
+        leaf_count: s.leaf_count,
+        label_count: s.label_count,
+        has_name: s.has_name,
+        internal: s.internal,
+        workflow: &s.workflow,
+        summary: &s.summary,
+        total_tokens: s.total_tokens,
+        cost: s.cost,
+        parse_issues: s.parse_issues,
+    });
+    let mut ser = serde_json::Serializer::with_formatter(
+        out,
+        InertPretty(serde_json::ser::PrettyFormatter::with_indent(b"  ")),
+    );
+    serde::Serializer::collect_seq(&mut ser, items).map_err(io::Error::other)?;
+    ser.into_inner().write_all(b"\n")
+}
+
+/// serde_json's pretty printer, writing every character a terminal could act on as its `\u`
+/// escape: the output of [`escape_inert`] over the pretty text, without a second pass over
+/// it (such characters only occur inside strings, which serde_json writes as fragments).
+struct InertPretty<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for InertPretty<'_> {
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, s: &str) -> io::Result<()> {
+        // Every such character starts with a byte >= 0x7f (both checks are word at a time).
+        if s.is_ascii() && !s.as_bytes().contains(&0x7f) {
+            return w.write_all(s.as_bytes());
         }
-        out.write_all(rest)?;
+        let mut start = 0;
+        for (i, c) in s.char_indices() {
+            if needs_json_escape(c) {
+                w.write_all(&s.as_bytes()[start..i])?;
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    write!(w, "\\u{unit:04x}")?;
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&s.as_bytes()[start..])
     }
-    out.write_all(if first { b"[]\n" } else { b"\n]\n" })
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 /// Writes `[items]` exactly as `to_json(&Value::Array(items))` would, one item at a time

@@ -26,15 +26,32 @@
 //! place with the same size and a restored mtime still changes it.
 //!
 //! # On disk
-//! `DIR/index.bin` — the rows, replaced atomically (written to a temp file, then renamed):
-//! magic `GRIX`, [`FORMAT_VERSION`], the blob log's name and the row count, then each row
-//! length-prefixed in a compact binary encoding (see [`encode_rows`]), then a hash of every
-//! byte before it. Any mismatch (wrong magic or version, bad hash, a row that does not decode
-//! or does not use exactly its bytes, a wrong count) discards the whole file and the index is
-//! rebuilt silently. Binary rather than JSON lines: parsing 13 MB of JSON rows was half of a
-//! warm listing of 10k sessions (~50 ms); reading and decoding the 8.6 MB binary file takes
-//! ~25 ms, most of it allocating the rows' strings.
-//! (Format 2 and earlier wrote `index.jsonl`; it is ignored, and removed at the next write.)
+//! `DIR/index.bin` — the rows ("base"), replaced atomically (written to a temp file, then
+//! renamed): magic `GRIX`, [`FORMAT_VERSION`], a random id fresh for each rows file written,
+//! the blob log's name and the row count, then each row length-prefixed in a compact binary
+//! encoding (see [`encode_rows`]), then a hash of every byte before it. Any mismatch (wrong
+//! magic or version, bad hash, a row that does not decode or does not use exactly its bytes, a
+//! wrong count) discards the whole file and the index is rebuilt silently. Binary rather than
+//! JSON lines: parsing 13 MB of JSON rows was half of a warm listing of 10k sessions (~50 ms).
+//! A row's listing fields stay encoded, pointing into the bytes read, until the row is listed;
+//! they are then decoded straight into the listing (see [`InfoBytes`]), and fields that do not
+//! decode make the file rescanned. Opening 10k rows (~7 MB) takes ~10 ms: reading the file and
+//! one allocation per row (its path). (Format 2 and earlier wrote `index.jsonl`; it is ignored,
+//! and removed at the next write.)
+//!
+//! `DIR/index-<id>.journal` — the rows changed since the rows file with that id was written, so
+//! that one grown or new session costs one small record, not a rewrite of every row. Each write
+//! that changed rows appends one record `[b"GRJ1"][len u64][hash u64][payload]` with one `write` on
+//! an `O_APPEND` handle; the payload is the rows file's id, the changed rows (in the rows file's
+//! encoding) and the removed paths. Opening reads the rows file, then applies the journal's records
+//! in order (the last record wins for a path). The first record that does not check out (torn by a
+//! crash, garbage, or bound to another rows file's id) ends the replay without error, and the next
+//! write starts a new rows file rather than appending after it. Records are not synced to disk (the
+//! rows file is, before its rename): a crash can at worst cost the journal's tail, which is then
+//! ignored. A journal is never read for a rows file other than its own: its name and each record
+//! carry the id. When a record would take the journal past a quarter of the rows file's size or
+//! past [`JOURNAL_MAX_RECORDS`] records, or when the blob log is compacted, all rows are written to
+//! a new rows file (new id, hence a new, empty journal) and the old journal is deleted.
 //!
 //! `DIR/blobs-<id>.bin` — an append-only log of the large parts: each session's searchable
 //! text and its resumable scan state. Each record is `[b"GRB1"][len u64][hash u64][payload]`,
@@ -45,9 +62,14 @@
 //! of every session's text. The log is compacted (live records copied to a new log) when less
 //! than half of it is referenced.
 //!
-//! Two processes: each reads the rows, appends its records, and renames its own rows file in
-//! place. The last writer wins; the loser's new records become garbage. Neither can see a torn
-//! file.
+//! Two processes: each reads the rows and journal, and appends its own records to both logs;
+//! records are self-contained and never interleave, so both processes' rows are kept. Before
+//! appending, a process applies the journal records the other appended since it last looked
+//! (keeping its own rows for the paths it just read), and when the other replaced the rows
+//! file, it reads the new one and puts its own changes on top. Only when the other also moved
+//! to a new blob log does it write a rows file of its own: the last writer wins, and the rows
+//! it lacks are rescanned next time (rows are always checked against the file's key, so a stale
+//! row costs work, never a wrong listing). Neither can see a torn file.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -55,7 +77,7 @@ use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -67,14 +89,21 @@ use super::scan::{Listing, error_reason, sort_by_modified};
 use crate::model::context::Dialect;
 use crate::model::info::{SessionInfo, WorkflowInfo};
 
-/// Bump on any change to the rows, records or [`ScanState`] encoding: older files are ignored
-/// and rebuilt.
-pub const FORMAT_VERSION: u32 = 3;
+/// Bump on any change to the rows, journal, records or [`ScanState`] encoding: older files are
+/// ignored and rebuilt.
+pub const FORMAT_VERSION: u32 = 4;
 const ROWS_MAGIC: &[u8; 4] = b"GRIX";
 const ROWS_FILE: &str = "index.bin";
 const OLD_ROWS_FILE: &str = "index.jsonl";
 const RECORD_MAGIC: &[u8; 4] = b"GRB1";
+const JOURNAL_MAGIC: &[u8; 4] = b"GRJ1";
+/// Magic, payload length and payload hash: the header of blob and journal records alike.
 const RECORD_HEADER: usize = 20;
+/// The journal is folded into a new rows file when it would grow past this fraction of the
+/// rows file (1/4: replaying it then costs at most a quarter more than reading the rows)...
+const JOURNAL_MAX_FRACTION: u64 = 4;
+/// ...or past this many records.
+const JOURNAL_MAX_RECORDS: u64 = 1000;
 /// Bytes before the resume offset that must be unchanged for a resumed scan.
 const TAIL_CHECK: u64 = 4096;
 /// Blob logs not referenced by the rows file and idle this long are removed.
@@ -115,12 +144,20 @@ pub struct ListStats {
     pub bytes_read: u64,
     /// Whether the index was written.
     pub persisted: bool,
+    /// Whether that write replaced the rows file (`false`: one record appended to the journal).
+    pub rows_rewritten: bool,
+    /// Bytes of rows written: the new rows file, or the journal record.
+    pub rows_bytes_written: u64,
+    /// Bytes appended to the blob log: the searchable text and resumable state of each file
+    /// read (whole, also for a file resumed from where its last scan stopped).
+    pub blob_bytes_written: u64,
     pub persist_error: Option<String>,
 }
 
 /// Rows by path. Keyed by the path's bytes (hashing a `Path` walks its components), with
 /// [`KeyHasher`]: SipHash was a tenth of a warm listing, and these keys are not adversarial.
 type RowMap = HashMap<OsString, Row, BuildHasherDefault<KeyHasher>>;
+type PathSet = HashSet<OsString, BuildHasherDefault<KeyHasher>>;
 
 /// A fast non-cryptographic hasher for paths (the mix of [`fast_hash`]).
 #[derive(Default)]
@@ -143,11 +180,41 @@ pub struct Index {
     rows: RowMap,
     /// The blob log the rows refer to.
     log: Option<BlobLog>,
-    dirty: bool,
+    /// The rows file these rows were read from or last written to, and how much of its journal
+    /// they include; `None` when there is none (a new base must be written).
+    base: Option<Base>,
+    /// Paths whose rows changed (upserted or removed) since the rows were last written.
+    pending: PathSet,
+    /// The next write must be a new rows file, not a journal record (no rows file yet, the
+    /// blob log was compacted, or the journal ends with bytes that are not a record).
+    rewrite_base: bool,
     stats: ListStats,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// The rows file ("base") the in-memory rows build on.
+#[derive(Debug)]
+struct Base {
+    /// Random, fresh for each rows file written; names its journal and is in every record.
+    id: u64,
+    /// The rows file's size.
+    len: u64,
+    log_name: String,
+    /// Bytes of the journal applied (or written by us) so far, and their record count.
+    journal_end: u64,
+    journal_records: u64,
+}
+
+impl Base {
+    fn journal_name(&self) -> String {
+        journal_name(self.id)
+    }
+}
+
+fn journal_name(id: u64) -> String {
+    format!("index-{id:016x}.journal")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct FileKey {
     size: u64,
     mtime: (i64, u32),
@@ -191,24 +258,21 @@ impl FileKey {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct BlobRef {
     off: u64,
     len: u64,
     hash: u64,
 }
 
-/// One file's entry in the index.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One file's entry in the index (keyed by its path).
+#[derive(Clone, Debug, PartialEq)]
 struct Row {
-    path: PathBuf,
     key: FileKey,
     /// The agent the content points to; the listed agent is the root's, else this one.
     detected_agent: Option<Dialect>,
-    /// The listing fields, without the text (that is in `text`).
-    info: Option<SessionInfo>,
-    /// `info.cost` as bits: a JSON round trip of an `f64` is not always exact.
-    cost_bits: u64,
+    /// The listing fields, without the path and the text (that is in `text`).
+    info: Option<InfoBytes>,
     /// Why the file is not a session (no header), when it is not.
     problem: Option<String>,
     text: Option<BlobRef>,
@@ -220,6 +284,55 @@ struct Row {
     /// Whether the state blob holds its own text (it differs from the listing's when the file
     /// ended with a torn line).
     text_in_state: bool,
+}
+
+/// A row's listing fields as [`encode_info`] wrote them, decoded only when the row is listed,
+/// straight into the [`SessionInfo`] handed out: a warm listing allocates each string once
+/// (decoding the rows eagerly, then cloning them into the listing, did it twice), and rows read
+/// from the rows file or journal point into the bytes read instead of copying them.
+#[derive(Clone)]
+struct InfoBytes {
+    buf: Arc<Vec<u8>>,
+    start: usize,
+    end: usize,
+}
+
+impl InfoBytes {
+    fn encode(info: &SessionInfo) -> InfoBytes {
+        let mut e = Enc(Vec::with_capacity(256));
+        encode_info(&mut e, info);
+        let end = e.0.len();
+        InfoBytes {
+            buf: Arc::new(e.0),
+            start: 0,
+            end,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buf.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// The listing of the file at `path`; `None` if the bytes do not decode (the file is then
+    /// rescanned).
+    fn decode(&self, path: &Path) -> Option<SessionInfo> {
+        let bytes = self.bytes();
+        let mut d = Dec::new(bytes);
+        let info = decode_info(&mut d, path)?;
+        (d.i == bytes.len()).then_some(info)
+    }
+}
+
+impl PartialEq for InfoBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl std::fmt::Debug for InfoBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InfoBytes({} bytes)", self.end - self.start)
+    }
 }
 
 impl Index {
@@ -237,17 +350,31 @@ impl Index {
     pub fn open_at(dir: &Path) -> Index {
         let mut index = Index {
             dir: Some(dir.to_path_buf()),
-            rows: RowMap::default(),
-            log: None,
-            dirty: false,
-            stats: ListStats::default(),
+            ..Index::disabled()
         };
-        if let Some((rows, log_name)) = read_rows(&dir.join(ROWS_FILE))
-            && let Ok(log) = BlobLog::open(dir, &log_name)
-        {
-            index.rows = rows;
-            index.log = Some(log);
-        }
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok().map(Arc::new) else {
+            return index;
+        };
+        let Some((mut rows, log_name, id)) = decode_rows(&data) else {
+            return index;
+        };
+        let Ok(log) = BlobLog::open(dir, &log_name) else {
+            return index;
+        };
+        // The journal: records appended since this rows file was written, applied in order.
+        // Whatever does not check out (a torn tail from a crash, garbage) ends the replay; the
+        // next write then starts a new rows file (see `catch_up`).
+        let journal = Arc::new(fs::read(dir.join(journal_name(id))).unwrap_or_default());
+        let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
+        index.rows = rows;
+        index.log = Some(log);
+        index.base = Some(Base {
+            id,
+            len: data.len() as u64,
+            log_name,
+            journal_end: journal_end as u64,
+            journal_records,
+        });
         index
     }
 
@@ -257,7 +384,9 @@ impl Index {
             dir: None,
             rows: RowMap::default(),
             log: None,
-            dirty: false,
+            base: None,
+            pending: PathSet::default(),
+            rewrite_base: false,
             stats: ListStats::default(),
         }
     }
@@ -295,7 +424,7 @@ impl Index {
             let key = FileKey::of(&meta);
             match self.rows.get(file.path.as_os_str()) {
                 Some(row) if row.key == key => {
-                    match self.cached_info(row, file.agent, opts.with_text) {
+                    match self.cached_info(&file.path, row, file.agent, opts.with_text) {
                         Some(Ok(info)) => sessions.push(info),
                         Some(Err(reason)) => cached_problems.push(Skipped {
                             path: file.path.clone(),
@@ -333,6 +462,11 @@ impl Index {
             let log_ref = log.as_ref();
             let todo = &todo;
             s.spawn(move || {
+                // A warm listing has nothing to read: no thread pool started for nothing (its
+                // threads spin before they sleep).
+                if todo.is_empty() {
+                    return;
+                }
                 todo.par_iter().for_each_with(tx, |tx, (file, old)| {
                     let r = rescan(file, old.as_ref(), log_ref, enabled);
                     let _ = tx.send((file.clone(), r));
@@ -347,13 +481,22 @@ impl Index {
                         } else {
                             self.stats.scanned += 1;
                         }
-                        let (info, row) = self.record(&file, r, log_ref, opts.with_text);
+                        let (info, row) = self.record(r, log_ref, opts.with_text);
+                        if let Some(row) = &row {
+                            self.stats.blob_bytes_written += [row.text, row.state]
+                                .into_iter()
+                                .flatten()
+                                .map(|b| b.len + RECORD_HEADER as u64)
+                                .sum::<u64>();
+                        }
                         if let Some(row) = row {
                             self.rows.insert(file.path.clone().into_os_string(), row);
                         } else {
                             self.rows.remove(file.path.as_os_str());
                         }
-                        self.dirty |= enabled;
+                        if enabled {
+                            self.pending.insert(file.path.clone().into_os_string());
+                        }
                         match info {
                             Ok(info) => {
                                 on_event(IndexEvent::Scanned(&info));
@@ -372,7 +515,7 @@ impl Index {
                     Err(e) => {
                         self.stats.scanned += 1;
                         if self.rows.remove(file.path.as_os_str()).is_some() {
-                            self.dirty |= enabled;
+                            self.pending.insert(file.path.clone().into_os_string());
                         }
                         let p = Skipped {
                             path: file.path.clone(),
@@ -393,14 +536,17 @@ impl Index {
                 .map(|s| s.path.as_os_str())
                 .chain(problems.iter().map(|p| p.path.as_os_str()))
                 .collect();
-            let before = self.rows.len();
+            let pending = &mut self.pending;
             self.rows.retain(|path, _| {
-                listed.contains(path.as_os_str())
-                    || !roots.iter().any(|r| Path::new(path).starts_with(&r.path))
+                let keep = listed.contains(path.as_os_str())
+                    || !roots.iter().any(|r| Path::new(path).starts_with(&r.path));
+                if !keep {
+                    pending.insert(path.clone());
+                }
+                keep
             });
-            self.dirty |= self.rows.len() != before;
         }
-        if self.dirty {
+        if !self.pending.is_empty() {
             match self.persist() {
                 Ok(()) => self.stats.persisted = true,
                 Err(e) => self.stats.persist_error = Some(e.to_string()),
@@ -424,6 +570,7 @@ impl Index {
     /// a blob it needs is unreadable (the file is then rescanned).
     fn cached_info(
         &self,
+        path: &Path,
         row: &Row,
         root_agent: Option<Dialect>,
         with_text: bool,
@@ -431,9 +578,8 @@ impl Index {
         let Some(info) = &row.info else {
             return row.problem.clone().map(Err);
         };
-        let mut info = info.clone();
+        let mut info = info.decode(path)?;
         info.agent = root_agent.or(row.detected_agent)?;
-        info.cost = f64::from_bits(row.cost_bits);
         if with_text && let Some(r) = row.text {
             info.all_messages_text = self.log.as_ref()?.read_string(&r)?;
         }
@@ -443,7 +589,6 @@ impl Index {
     /// Stores a scan's blobs; returns the listing (text kept only if asked) and the new row.
     fn record(
         &self,
-        file: &FoundFile,
         r: Rescanned,
         log: Option<&BlobLog>,
         with_text: bool,
@@ -454,11 +599,9 @@ impl Index {
             Err(e) => {
                 let reason = error_reason(&e);
                 let row = matches!(e, ReadError::NoHeader { .. }).then(|| Row {
-                    path: file.path.clone(),
                     key,
                     detected_agent: None,
                     info: None,
-                    cost_bits: 0,
                     problem: Some(reason.clone()),
                     text: None,
                     state: None,
@@ -495,14 +638,9 @@ impl Index {
             info.all_messages_text = text;
         }
         let row = text_ref.map(|text_ref| Row {
-            path: file.path.clone(),
             key,
             detected_agent: Some(r.detected_agent),
-            info: Some(SessionInfo {
-                all_messages_text: String::new(),
-                ..info.clone()
-            }),
-            cost_bits: info.cost.to_bits(),
+            info: Some(InfoBytes::encode(&info)),
             problem: None,
             text: text_ref,
             state: state_ref.map(|s| s.0),
@@ -513,7 +651,10 @@ impl Index {
         (Ok(info), row)
     }
 
-    /// Writes the rows (atomically) and compacts the blob log when mostly garbage.
+    /// Writes the rows changed since the last write: one record appended to the journal, or a
+    /// new rows file (atomically) when there is none yet or the record would take the journal
+    /// past its share (a quarter of the rows file, [`JOURNAL_MAX_RECORDS`] records). Compacts
+    /// the blob log when it is mostly garbage.
     pub fn persist(&mut self) -> io::Result<()> {
         let Some(dir) = self.dir.clone() else {
             return Ok(());
@@ -522,6 +663,7 @@ impl Index {
         if self.log.is_none() {
             self.log = Some(BlobLog::create(&dir)?);
         }
+        self.catch_up(&dir);
         let live: u64 = self
             .rows
             .values()
@@ -533,17 +675,155 @@ impl Index {
         if log_len > 2 * live + (1 << 20) {
             self.compact(&dir)?;
         }
+        if !self.rewrite_base
+            && let Some(written) = self.append_journal(&dir)?
+        {
+            self.stats.rows_rewritten = false;
+            self.stats.rows_bytes_written = written;
+            self.pending.clear();
+            return Ok(());
+        }
+        self.write_base(&dir)
+    }
+
+    /// Brings the rows up to date with what other processes wrote since we read them, keeping
+    /// our pending changes on top (they were read from the files just now): the records they
+    /// appended to our journal, or the rows file (and journal) that replaced ours. Sets
+    /// [`Index::rewrite_base`] when our next write cannot be a journal record: no rows file of
+    /// ours, another blob log, or a journal that ends with bytes that are not a record (a
+    /// record appended after them would never be read).
+    fn catch_up(&mut self, dir: &Path) {
+        let (Some(base), Some(log)) = (&mut self.base, &self.log) else {
+            self.rewrite_base = true;
+            return;
+        };
+        if base.log_name != log.name {
+            self.rewrite_base = true;
+            return;
+        }
+        if base_id_on_disk(&dir.join(ROWS_FILE)) != Some(base.id) {
+            self.rewrite_base |= !self.adopt_disk_rows(dir);
+            return;
+        }
+        let tail = (|| {
+            let file = File::open(dir.join(base.journal_name())).ok()?;
+            let len = file.metadata().ok()?.len();
+            let mut tail = vec![0u8; usize::try_from(len.checked_sub(base.journal_end)?).ok()?];
+            read_at(&file, &mut tail, base.journal_end).ok()?;
+            Some(Arc::new(tail))
+        })();
+        let Some(tail) = tail else {
+            // No journal yet is fine; a shorter one was replaced behind our back.
+            self.rewrite_base |= base.journal_end > 0;
+            return;
+        };
+        let (end, records) = replay_journal(&tail, base.id, &mut self.rows, Some(&self.pending));
+        base.journal_end += end as u64;
+        base.journal_records += records;
+        self.rewrite_base |= end < tail.len();
+    }
+
+    /// Another process wrote a new rows file since ours: takes its rows (and journal) with our
+    /// pending changes on top, if it uses the same blob log (our rows point into it) and its
+    /// journal reads to the end. `false`: nothing changed, write a rows file of our own.
+    fn adopt_disk_rows(&mut self, dir: &Path) -> bool {
+        let Some(log) = &self.log else {
+            return false;
+        };
+        let Some(data) = fs::read(dir.join(ROWS_FILE)).ok().map(Arc::new) else {
+            return false;
+        };
+        let Some((mut rows, log_name, id)) = decode_rows(&data) else {
+            return false;
+        };
+        if log_name != log.name {
+            return false;
+        }
+        let journal = Arc::new(fs::read(dir.join(journal_name(id))).unwrap_or_default());
+        let (journal_end, journal_records) = replay_journal(&journal, id, &mut rows, None);
+        if journal_end < journal.len() {
+            return false;
+        }
+        for p in &self.pending {
+            match self.rows.get(p) {
+                Some(row) => rows.insert(p.clone(), row.clone()),
+                None => rows.remove(p),
+            };
+        }
+        self.rows = rows;
+        self.base = Some(Base {
+            id,
+            len: data.len() as u64,
+            log_name,
+            journal_end: journal_end as u64,
+            journal_records,
+        });
+        true
+    }
+
+    /// Appends the pending rows to the journal of our rows file as one record (after
+    /// [`Index::catch_up`]); `None` when the record would take the journal past its share, so
+    /// that a new rows file must be written instead.
+    fn append_journal(&mut self, dir: &Path) -> io::Result<Option<u64>> {
+        let Some(base) = &mut self.base else {
+            return Ok(None);
+        };
+        let record = encode_journal_record(base.id, &self.rows, &self.pending);
+        let after = base.journal_end + record.len() as u64;
+        if after > base.len / JOURNAL_MAX_FRACTION || base.journal_records >= JOURNAL_MAX_RECORDS {
+            return Ok(None);
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(dir.join(base.journal_name()))?;
+        let mut f = &file;
+        f.write_all(&record)?;
+        base.journal_records += 1;
+        // With O_APPEND the position is the end of our write. When it is not where we expected,
+        // another process appended since the catch-up: its records are read at our next write
+        // (ours again with them, which changes nothing).
+        if f.stream_position()? == after {
+            base.journal_end = after;
+        }
+        Ok(Some(record.len() as u64))
+    }
+
+    /// Writes every row to a new rows file (temp file + rename) with an empty journal.
+    fn write_base(&mut self, dir: &Path) -> io::Result<()> {
         let Some(log) = &self.log else {
             return Ok(());
         };
+        let id = loop {
+            let id = fast_hash(unique_suffix().as_bytes());
+            if self.base.as_ref().is_none_or(|b| b.id != id) {
+                break id;
+            }
+        };
         let mut paths: Vec<&OsString> = self.rows.keys().collect();
         paths.sort();
-        let out = encode_rows(&log.name, paths.into_iter().map(|p| &self.rows[p]));
+        let out = encode_rows(id, &log.name, paths.into_iter().map(|p| (p, &self.rows[p])));
         write_atomically(&dir.join(ROWS_FILE), &out)?;
+        let old = self.base.replace(Base {
+            id,
+            len: out.len() as u64,
+            log_name: log.name.clone(),
+            journal_end: 0,
+            journal_records: 0,
+        });
+        self.stats.rows_rewritten = true;
+        self.stats.rows_bytes_written = out.len() as u64;
+        self.pending.clear();
+        self.rewrite_base = false;
+        // The superseded journal: its records are in the new rows file or stale. A process that
+        // still appends to it loses those records (its files are then rescanned), as when it
+        // replaces the rows file itself.
+        if let Some(old) = old {
+            let _ = fs::remove_file(dir.join(old.journal_name()));
+        }
         // The rows file of format 2 and earlier (JSON lines), if still there.
         let _ = fs::remove_file(dir.join(OLD_ROWS_FILE));
-        self.dirty = false;
-        remove_stale_logs(&dir, &log.name);
+        remove_stale_files(dir, &log.name, &journal_name(id));
         Ok(())
     }
 
@@ -573,12 +853,15 @@ impl Index {
         }
         for p in drop_rows {
             self.rows.remove(&p);
+            self.pending.insert(p);
         }
         for row in self.rows.values_mut() {
             row.text = row.text.and_then(|r| moved.get(&r).copied());
             row.state = row.state.and_then(|r| moved.get(&r).copied());
         }
         self.log = Some(new);
+        // Every row now points elsewhere: only a new rows file can say so.
+        self.rewrite_base = true;
         Ok(())
     }
 }
@@ -701,44 +984,53 @@ pub fn fast_hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-/// Reads and checks the rows file; `None` when missing, corrupt or of another version.
-fn read_rows(path: &Path) -> Option<(RowMap, String)> {
-    let data = fs::read(path).ok()?;
-    decode_rows(&data)
+/// The id of the rows file at `path` (read from its header, not checked further).
+fn base_id_on_disk(path: &Path) -> Option<u64> {
+    let mut head = [0u8; 16];
+    File::open(path).ok()?.read_exact(&mut head).ok()?;
+    let mut d = Dec::new(&head);
+    if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
+        return None;
+    }
+    d.u64()
 }
 
-/// The rows file: `GRIX`, version (u32), blob log name, row count (u64), then each row as its
-/// length (u32) and bytes, then a hash (u64) of every byte before it. Integers are little
-/// endian; strings and paths are a length (u64) and bytes; an `Option` is a 0/1 byte and the
-/// value.
-fn encode_rows<'a>(log_name: &str, rows: impl ExactSizeIterator<Item = &'a Row>) -> Vec<u8> {
+/// The rows file: `GRIX`, version (u32), its id (u64), blob log name, row count (u64), then
+/// each row as its length (u32) and bytes, then a hash (u64) of every byte before it. Integers
+/// are little endian; strings and paths are a length (u64) and bytes; an `Option` is a 0/1
+/// byte and the value.
+fn encode_rows<'a>(
+    id: u64,
+    log_name: &str,
+    rows: impl ExactSizeIterator<Item = (&'a OsString, &'a Row)>,
+) -> Vec<u8> {
     let mut e = Enc(Vec::with_capacity(rows.len() * 512 + 64));
     e.0.extend_from_slice(ROWS_MAGIC);
     e.u32(FORMAT_VERSION);
+    e.u64(id);
     e.str(log_name);
     e.u64(rows.len() as u64);
-    for row in rows {
-        let at = e.0.len();
-        e.u32(0);
-        encode_row(&mut e, row);
-        let len = (e.0.len() - at - 4) as u32;
-        e.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    for (path, row) in rows {
+        e.row(path, row);
     }
     let hash = fast_hash(&e.0);
     e.u64(hash);
     e.0
 }
 
-fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
+/// The rows, blob log name and id of a rows file; `None` when corrupt or of another version.
+/// The rows' listing fields stay in `data` (see [`InfoBytes`]).
+fn decode_rows(data: &Arc<Vec<u8>>) -> Option<(RowMap, String, u64)> {
     let body_len = data.len().checked_sub(8)?;
     let (body, hash) = data.split_at(body_len);
     if fast_hash(body) != u64::from_le_bytes(hash.try_into().ok()?) {
         return None;
     }
-    let mut d = Dec { b: body, i: 0 };
+    let mut d = Dec::shared(data, 0, body_len);
     if d.take(4)? != ROWS_MAGIC || d.u32()? != FORMAT_VERSION {
         return None;
     }
+    let id = d.u64()?;
     let log_name = d.string()?;
     if !valid_log_name(&log_name) {
         return None;
@@ -748,19 +1040,108 @@ fn decode_rows(data: &[u8]) -> Option<(RowMap, String)> {
     // from another thread).
     let mut rows = RowMap::with_capacity_and_hasher(count.min(body.len() / 64), Default::default());
     for _ in 0..count {
-        let len = d.u32()? as usize;
-        let bytes = d.take(len)?;
-        let mut r = Dec { b: bytes, i: 0 };
-        let row = decode_row(&mut r)?;
-        if r.i != bytes.len() {
-            return None;
-        }
-        rows.insert(row.path.clone().into_os_string(), row);
+        let (path, row) = d.row()?;
+        rows.insert(path, row);
     }
     if d.i != body.len() {
         return None;
     }
-    (rows.len() == count).then_some((rows, log_name))
+    (rows.len() == count).then_some((rows, log_name, id))
+}
+
+/// One journal record: `GRJ1`, payload length (u64), payload hash (u64), then the payload: the
+/// id of the rows file it belongs to (u64), the changed rows (count u64, each as in the rows
+/// file) and the removed paths (count u64, each a path). Written with one `write`.
+fn encode_journal_record(base_id: u64, rows: &RowMap, changed: &PathSet) -> Vec<u8> {
+    let mut changed: Vec<&OsString> = changed.iter().collect();
+    changed.sort();
+    let (upserted, removed): (Vec<&OsString>, Vec<&OsString>) =
+        changed.into_iter().partition(|p| rows.contains_key(*p));
+    let mut e = Enc(Vec::with_capacity(
+        RECORD_HEADER + 24 + upserted.len() * 1024,
+    ));
+    e.0.extend_from_slice(JOURNAL_MAGIC);
+    e.u64(0);
+    e.u64(0);
+    e.u64(base_id);
+    e.u64(upserted.len() as u64);
+    for p in upserted {
+        e.row(p, &rows[p]);
+    }
+    e.u64(removed.len() as u64);
+    for p in removed {
+        e.path(Path::new(p));
+    }
+    let payload_len = (e.0.len() - RECORD_HEADER) as u64;
+    let hash = fast_hash(&e.0[RECORD_HEADER..]);
+    e.0[4..12].copy_from_slice(&payload_len.to_le_bytes());
+    e.0[12..20].copy_from_slice(&hash.to_le_bytes());
+    e.0
+}
+
+/// Applies the journal records in `data` that belong to rows file `base_id` to `rows`, in
+/// order (the last record wins for a path), leaving the paths in `keep` alone. Stops at the
+/// first record that does not check out: wrong magic, a length past the end, a bad hash, a
+/// payload that does not decode, or another rows file's id. Returns the offset after the last
+/// record applied and the number of records applied.
+fn replay_journal(
+    data: &Arc<Vec<u8>>,
+    base_id: u64,
+    rows: &mut RowMap,
+    keep: Option<&PathSet>,
+) -> (usize, u64) {
+    let mut at = 0;
+    let mut records = 0;
+    while let Some((next, (upserted, removed))) = journal_record(data, at, base_id) {
+        let kept = |p: &OsStr| keep.is_some_and(|k| k.contains(p));
+        for (path, row) in upserted {
+            if !kept(&path) {
+                rows.insert(path, row);
+            }
+        }
+        for p in removed {
+            if !kept(&p) {
+                rows.remove(&p);
+            }
+        }
+        at = next;
+        records += 1;
+    }
+    (at, records)
+}
+
+/// A journal record's rows and removed paths.
+type JournalRecord = (Vec<(OsString, Row)>, Vec<OsString>);
+
+/// The record at `at`: where the next one starts, and its contents.
+fn journal_record(data: &Arc<Vec<u8>>, at: usize, base_id: u64) -> Option<(usize, JournalRecord)> {
+    let mut d = Dec::new(data);
+    d.i = at;
+    if d.take(4)? != JOURNAL_MAGIC {
+        return None;
+    }
+    let len = usize::try_from(d.u64()?).ok()?;
+    let hash = d.u64()?;
+    let payload_start = d.i;
+    let payload = d.take(len)?;
+    if fast_hash(payload) != hash {
+        return None;
+    }
+    let mut p = Dec::shared(data, payload_start, d.i);
+    if p.u64()? != base_id {
+        return None;
+    }
+    let count = usize::try_from(p.u64()?).ok()?;
+    let mut upserted = Vec::with_capacity(count.min(len / 64));
+    for _ in 0..count {
+        upserted.push(p.row()?);
+    }
+    let count = usize::try_from(p.u64()?).ok()?;
+    let mut removed = Vec::with_capacity(count.min(len / 8));
+    for _ in 0..count {
+        removed.push(p.path()?.into_os_string());
+    }
+    (p.i == d.i).then_some((d.i, (upserted, removed)))
 }
 
 struct Enc(Vec<u8>);
@@ -817,15 +1198,43 @@ impl Enc {
         self.u64(b.len);
         self.u64(b.hash);
     }
+    /// A row as its length (u32) and bytes.
+    fn row(&mut self, path: &OsStr, row: &Row) {
+        let at = self.0.len();
+        self.u32(0);
+        encode_row(self, Path::new(path), row);
+        let len = (self.0.len() - at - 4) as u32;
+        self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    }
 }
 
 /// Reads what [`Enc`] wrote; `None` on truncated or malformed bytes.
 struct Dec<'a> {
+    /// The bytes, up to where this reader must stop.
     b: &'a [u8],
     i: usize,
+    /// The buffer `b` is the start of, when listing fields read may point into it.
+    shared: Option<&'a Arc<Vec<u8>>>,
 }
 
 impl<'a> Dec<'a> {
+    fn new(b: &'a [u8]) -> Dec<'a> {
+        Dec {
+            b,
+            i: 0,
+            shared: None,
+        }
+    }
+
+    /// Reads `buf[start..end]`; the listing fields of its rows point into `buf`.
+    fn shared(buf: &'a Arc<Vec<u8>>, start: usize, end: usize) -> Dec<'a> {
+        Dec {
+            b: buf.get(..end).unwrap_or_default(),
+            i: start,
+            shared: Some(buf),
+        }
+    }
+
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.b.get(self.i..self.i.checked_add(n)?)?;
         self.i += n;
@@ -889,17 +1298,46 @@ impl<'a> Dec<'a> {
             hash: self.u64()?,
         })
     }
+    /// What [`Enc::row`] wrote: the row must use exactly its bytes.
+    fn row(&mut self) -> Option<(OsString, Row)> {
+        let len = self.u32()? as usize;
+        let start = self.i;
+        self.take(len)?;
+        let mut r = Dec {
+            b: &self.b[..self.i],
+            i: start,
+            shared: self.shared,
+        };
+        let row = decode_row(&mut r)?;
+        (r.i == self.i).then_some(row)
+    }
+    /// Encoded listing fields (length u64, bytes): pointing into the shared buffer if any.
+    fn info_bytes(&mut self) -> Option<InfoBytes> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        let start = self.i;
+        let bytes = self.take(len)?;
+        Some(match self.shared {
+            Some(buf) => InfoBytes {
+                buf: Arc::clone(buf),
+                start,
+                end: self.i,
+            },
+            None => InfoBytes {
+                buf: Arc::new(bytes.to_vec()),
+                start: 0,
+                end: len,
+            },
+        })
+    }
 }
 
 // Destructuring without `..`: a field added to `Row`, `FileKey` or `SessionInfo` does not
 // compile until it is encoded (and `FORMAT_VERSION` bumped).
-fn encode_row(e: &mut Enc, row: &Row) {
+fn encode_row(e: &mut Enc, path: &Path, row: &Row) {
     let Row {
-        path,
         key,
         detected_agent,
         info,
-        cost_bits,
         problem,
         text,
         state,
@@ -923,8 +1361,7 @@ fn encode_row(e: &mut Enc, row: &Row) {
     e.u64(*ino);
     e.u64(*dev);
     e.opt(*detected_agent, Enc::dialect);
-    e.opt(info.as_ref(), encode_info);
-    e.u64(*cost_bits);
+    e.opt(info.as_ref(), |e, info| e.bytes(info.bytes()));
     e.opt_str(problem);
     e.opt(*text, Enc::blob);
     e.opt(*state, Enc::blob);
@@ -933,9 +1370,9 @@ fn encode_row(e: &mut Enc, row: &Row) {
     e.bool(*text_in_state);
 }
 
-fn decode_row(d: &mut Dec<'_>) -> Option<Row> {
-    Some(Row {
-        path: d.path()?,
+fn decode_row(d: &mut Dec<'_>) -> Option<(OsString, Row)> {
+    let path = d.path()?.into_os_string();
+    let row = Row {
         key: FileKey {
             size: d.u64()?,
             mtime: (d.i64()?, d.u32()?),
@@ -944,20 +1381,21 @@ fn decode_row(d: &mut Dec<'_>) -> Option<Row> {
             dev: d.u64()?,
         },
         detected_agent: d.opt(Dec::dialect)?,
-        info: d.opt(decode_info)?,
-        cost_bits: d.u64()?,
+        info: d.opt(Dec::info_bytes)?,
         problem: d.opt_string()?,
         text: d.opt(Dec::blob)?,
         state: d.opt(Dec::blob)?,
         resume_offset: d.u64()?,
         tail_hash: d.u64()?,
         text_in_state: d.bool()?,
-    })
+    };
+    Some((path, row))
 }
 
+/// A session's listing fields, but its path (the row's key) and its text (in the blob log).
 fn encode_info(e: &mut Enc, info: &SessionInfo) {
     let SessionInfo {
-        path,
+        path: _,
         id,
         cwd,
         name,
@@ -980,9 +1418,8 @@ fn encode_info(e: &mut Enc, info: &SessionInfo) {
         cost,
         parse_issues,
         first_issue,
-        all_messages_text,
+        all_messages_text: _,
     } = info;
-    e.path(path);
     e.str(id);
     e.str(cwd);
     e.opt_str(name);
@@ -1014,12 +1451,11 @@ fn encode_info(e: &mut Enc, info: &SessionInfo) {
     e.u64(cost.to_bits());
     e.u64(*parse_issues);
     e.opt_str(first_issue);
-    e.str(all_messages_text);
 }
 
-fn decode_info(d: &mut Dec<'_>) -> Option<SessionInfo> {
+fn decode_info(d: &mut Dec<'_>, path: &Path) -> Option<SessionInfo> {
     Some(SessionInfo {
-        path: d.path()?,
+        path: path.to_path_buf(),
         id: d.string()?,
         cwd: d.string()?,
         name: d.opt_string()?,
@@ -1048,7 +1484,7 @@ fn decode_info(d: &mut Dec<'_>) -> Option<SessionInfo> {
         cost: f64::from_bits(d.u64()?),
         parse_issues: d.u64()?,
         first_issue: d.opt_string()?,
-        all_messages_text: d.string()?,
+        all_messages_text: String::new(),
     })
 }
 
@@ -1098,13 +1534,21 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Removes blob logs other than `current` that nobody has written to for a while.
-fn remove_stale_logs(dir: &Path, current: &str) {
+fn valid_journal_name(name: &str) -> bool {
+    name.len() == "index-.journal".len() + 16
+        && name.starts_with("index-")
+        && name.ends_with(".journal")
+        && name[6..22].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Removes blob logs and journals other than the current ones that nobody has written to for
+/// a while.
+fn remove_stale_files(dir: &Path, log: &str, journal: &str) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
-        if name == current || !valid_log_name(name) {
+        if name == log || name == journal || !(valid_log_name(name) || valid_journal_name(name)) {
             continue;
         }
         let idle = e
@@ -1223,8 +1667,8 @@ fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn sample_rows() -> Vec<Row> {
-        let info = SessionInfo {
+    fn sample_info() -> SessionInfo {
+        SessionInfo {
             path: PathBuf::from("/s/a é.jsonl"),
             id: "id".into(),
             cwd: "/w".into(),
@@ -1253,7 +1697,11 @@ mod tests {
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: String::new(),
-        };
+        }
+    }
+
+    fn sample_rows() -> Vec<(OsString, Row)> {
+        let info = sample_info();
         let key = FileKey {
             size: 99,
             mtime: (1, 2),
@@ -1267,57 +1715,156 @@ mod tests {
             hash: 3,
         };
         vec![
-            Row {
-                path: info.path.clone(),
-                key: key.clone(),
-                detected_agent: Some(Dialect::Pi),
-                cost_bits: info.cost.to_bits(),
-                info: Some(info),
-                problem: None,
-                text: Some(blob),
-                state: None,
-                resume_offset: 10,
-                tail_hash: 11,
-                text_in_state: true,
-            },
-            Row {
-                path: PathBuf::from("/s/bad.jsonl"),
-                key,
-                detected_agent: None,
-                info: None,
-                cost_bits: 0,
-                problem: Some("no header".into()),
-                text: None,
-                state: Some(blob),
-                resume_offset: 0,
-                tail_hash: 0,
-                text_in_state: false,
-            },
+            (
+                info.path.clone().into_os_string(),
+                Row {
+                    key: key.clone(),
+                    detected_agent: Some(Dialect::Pi),
+                    info: Some(InfoBytes::encode(&info)),
+                    problem: None,
+                    text: Some(blob),
+                    state: None,
+                    resume_offset: 10,
+                    tail_hash: 11,
+                    text_in_state: true,
+                },
+            ),
+            (
+                OsString::from("/s/bad.jsonl"),
+                Row {
+                    key,
+                    detected_agent: None,
+                    info: None,
+                    problem: Some("no header".into()),
+                    text: None,
+                    state: Some(blob),
+                    resume_offset: 0,
+                    tail_hash: 0,
+                    text_in_state: false,
+                },
+            ),
         ]
+    }
+
+    fn encoded(rows: &[(OsString, Row)]) -> Vec<u8> {
+        encode_rows(7, "blobs-1.bin", rows.iter().map(|(p, r)| (p, r)))
     }
 
     #[test]
     fn rows_round_trip_through_the_binary_encoding() {
         let rows = sample_rows();
-        let bytes = encode_rows("blobs-1.bin", rows.iter());
-        let (decoded, log) = decode_rows(&bytes).expect("decodes");
-        assert_eq!(log, "blobs-1.bin");
+        let bytes = Arc::new(encoded(&rows));
+        let (decoded, log, id) = decode_rows(&bytes).expect("decodes");
+        assert_eq!((log.as_str(), id), ("blobs-1.bin", 7));
         assert_eq!(decoded.len(), rows.len());
-        for row in &rows {
-            assert_eq!(decoded.get(row.path.as_os_str()), Some(row));
+        for (path, row) in &rows {
+            assert_eq!(decoded.get(path), Some(row));
         }
+        // The listing fields point into the bytes read, and decode to what was encoded.
+        let info = decoded[OsStr::new("/s/a é.jsonl")].info.clone().unwrap();
+        assert!(Arc::ptr_eq(&info.buf, &bytes));
+        let path = Path::new("/s/a é.jsonl");
+        let listed = info.decode(path).unwrap();
+        assert_eq!(listed, sample_info());
+        assert_eq!(listed.cost.to_bits(), (0.1f64 + 0.2).to_bits());
+        // Listing fields cut short: not decoded (the file is rescanned), never a panic.
+        for len in 0..info.end - info.start {
+            let short = InfoBytes {
+                end: info.start + len,
+                ..info.clone()
+            };
+            assert_eq!(short.decode(path), None, "{len} bytes");
+        }
+    }
+
+    fn row_map(rows: Vec<(OsString, Row)>) -> RowMap {
+        rows.into_iter().collect()
+    }
+
+    fn paths(p: &[&str]) -> PathSet {
+        p.iter().map(OsString::from).collect()
+    }
+
+    fn replay(journal: &[u8], base_id: u64, rows: &mut RowMap) -> (usize, u64) {
+        replay_journal(&Arc::new(journal.to_vec()), base_id, rows, None)
+    }
+
+    /// Two records: the first upserts both sample rows, the second removes the first row and
+    /// upserts the second with another key.
+    fn two_journal_records() -> (Vec<u8>, usize, RowMap) {
+        let rows = row_map(sample_rows());
+        let all: Vec<&str> = vec!["/s/a é.jsonl", "/s/bad.jsonl"];
+        let mut journal = encode_journal_record(7, &rows, &paths(&all));
+        let first = journal.len();
+        let mut after = rows.clone();
+        after.remove(OsStr::new(all[0]));
+        after.get_mut(OsStr::new(all[1])).unwrap().key.size = 1234;
+        journal.extend(encode_journal_record(7, &after, &paths(&all)));
+        (journal, first, after)
+    }
+
+    #[test]
+    fn journal_records_replay_in_order() {
+        let (journal, first, after) = two_journal_records();
+        let mut rows = RowMap::default();
+        assert_eq!(replay(&journal, 7, &mut rows), (journal.len(), 2));
+        assert_eq!(rows, after);
+        // Only the first record.
+        let mut rows = RowMap::default();
+        assert_eq!(replay(&journal[..first], 7, &mut rows), (first, 1));
+        assert_eq!(rows, row_map(sample_rows()));
+        // Paths kept as they are.
+        let mut rows = RowMap::default();
+        let keep = paths(&["/s/bad.jsonl"]);
+        replay_journal(&Arc::new(journal.clone()), 7, &mut rows, Some(&keep));
+        assert!(rows.is_empty(), "{rows:?}");
+        // Another rows file's journal: nothing applied.
+        let mut rows = RowMap::default();
+        assert_eq!(replay(&journal, 8, &mut rows), (0, 0));
+        assert!(rows.is_empty());
+    }
+
+    #[test]
+    fn a_damaged_journal_applies_the_records_before_the_damage() {
+        let (journal, first, after) = two_journal_records();
+        for len in 0..journal.len() {
+            let mut rows = RowMap::default();
+            let expected = if len < first { (0, 0) } else { (first, 1) };
+            assert_eq!(
+                replay(&journal[..len], 7, &mut rows),
+                expected,
+                "cut to {len}"
+            );
+        }
+        for i in 0..journal.len() {
+            let mut b = journal.clone();
+            b[i] ^= 0x01;
+            let mut rows = RowMap::default();
+            let (end, _) = replay(&b, 7, &mut rows);
+            let expected = if i < first { 0 } else { first };
+            assert_eq!(end, expected, "byte {i} flipped");
+            if i >= first {
+                assert_eq!(rows, row_map(sample_rows()));
+            }
+        }
+        let mut rows = RowMap::default();
+        let mut b = journal.clone();
+        b.extend_from_slice(b"GRJ1\xff\xff\xff\xff\xff\xff\xff\xff");
+        assert_eq!(replay(&b, 7, &mut rows), (journal.len(), 2));
+        assert_eq!(rows, after);
     }
 
     #[test]
     fn damaged_rows_are_rejected_without_panicking() {
-        let bytes = encode_rows("blobs-1.bin", sample_rows().iter());
+        let bytes = encoded(&sample_rows());
         for len in 0..bytes.len() {
-            assert!(decode_rows(&bytes[..len]).is_none(), "truncated to {len}");
+            let b = Arc::new(bytes[..len].to_vec());
+            assert!(decode_rows(&b).is_none(), "truncated to {len}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x01;
-            assert!(decode_rows(&b).is_none(), "byte {i} flipped");
+            assert!(decode_rows(&Arc::new(b)).is_none(), "byte {i} flipped");
         }
     }
 }

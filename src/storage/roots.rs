@@ -174,32 +174,46 @@ pub fn find_session_files_with_meta(
     let mut skipped = Vec::new();
     for root in roots {
         let agent = root.agent.or_else(|| agent_from_path(&root.path));
-        let Ok(read) = fs::read_dir(&root.path) else {
-            continue;
-        };
-        let mut top: Vec<PathBuf> = read.flatten().map(|d| d.path()).collect();
-        top.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str())); // siblings: same order as by components, cheaper
-        for p in top {
-            match fs::metadata(&p) {
-                Ok(m) if m.is_dir() => {
-                    let Ok(inner) = fs::read_dir(&p) else {
-                        continue;
-                    };
-                    let mut inner: Vec<PathBuf> = inner.flatten().map(|d| d.path()).collect();
-                    inner.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-                    for f in inner {
-                        consider(&f, agent, &mut files, &mut skipped);
-                    }
+        for (p, entry) in sorted_entries(&root.path) {
+            let is_dir = match entry.file_type() {
+                Ok(t) if !t.is_symlink() => t.is_dir(),
+                _ => fs::metadata(&p).is_ok_and(|m| m.is_dir()),
+            };
+            if is_dir {
+                for (f, entry) in sorted_entries(&p) {
+                    consider(f, &entry, agent, &mut files, &mut skipped);
                 }
-                _ => consider(&p, agent, &mut files, &mut skipped),
+            } else {
+                consider(p, &entry, agent, &mut files, &mut skipped);
             }
         }
     }
     (files, skipped)
 }
 
+/// A folder's entries with their paths, sorted by path (empty when it cannot be read).
+fn sorted_entries(dir: &Path) -> Vec<(PathBuf, fs::DirEntry)> {
+    let Ok(read) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<(PathBuf, fs::DirEntry)> = read.flatten().map(|d| (d.path(), d)).collect();
+    // Siblings: by the bytes after their shared folder prefix, the same order as by path.
+    let prefix = dir.join("x").as_os_str().len() - 1;
+    entries.sort_by(|a, b| after(&a.0, prefix).cmp(after(&b.0, prefix)));
+    entries
+}
+
+/// The bytes of `p` after its first `prefix` bytes.
+fn after(p: &Path, prefix: usize) -> &[u8] {
+    p.as_os_str()
+        .as_encoded_bytes()
+        .get(prefix..)
+        .unwrap_or_default()
+}
+
 fn consider(
-    p: &Path,
+    p: PathBuf,
+    entry: &fs::DirEntry,
     agent: Option<Dialect>,
     files: &mut Vec<(FoundFile, fs::Metadata)>,
     skipped: &mut Vec<Skipped>,
@@ -207,24 +221,24 @@ fn consider(
     if p.extension().and_then(|e| e.to_str()) != Some("jsonl") {
         return;
     }
-    match fs::metadata(p) {
-        Ok(m) if m.is_file() => files.push((
-            FoundFile {
-                path: p.to_path_buf(),
-                agent,
-            },
-            m,
-        )),
+    // Not a link: the entry's own stat, relative to its open folder (no walk of the whole
+    // path; this is the one syscall per file of a warm listing). A link: followed.
+    let meta = match entry.file_type() {
+        Ok(t) if !t.is_symlink() => entry.metadata(),
+        _ => fs::metadata(&p),
+    };
+    match meta {
+        Ok(m) if m.is_file() => files.push((FoundFile { path: p, agent }, m)),
         Ok(m) if m.is_dir() => skipped.push(Skipped {
-            path: p.to_path_buf(),
+            path: p,
             reason: "is a directory".into(),
         }),
         Ok(_) => skipped.push(Skipped {
-            path: p.to_path_buf(),
+            path: p,
             reason: "not a regular file (FIFO, socket or device); not opened".into(),
         }),
         Err(e) => skipped.push(Skipped {
-            path: p.to_path_buf(),
+            path: p,
             reason: format!("cannot stat: {e}"),
         }),
     }
@@ -243,6 +257,70 @@ mod tests {
         fn home(&self) -> Option<PathBuf> {
             Some(PathBuf::from("/home/u"))
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn discovery_follows_links_and_sorts_by_path() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let (root, elsewhere) = (tmp.path().join("root"), tmp.path().join("elsewhere"));
+        for d in ["root/a", "root/a-b", "elsewhere/linked"] {
+            fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        for f in [
+            "root/top.jsonl",
+            "root/a/2.jsonl",
+            "root/a/1.jsonl",
+            "root/a/notes.txt",
+            "root/a-b/x.jsonl",
+            "elsewhere/file.jsonl",
+            "elsewhere/linked/in.jsonl",
+        ] {
+            fs::write(tmp.path().join(f), "{}\n").unwrap();
+        }
+        fs::create_dir(root.join("a/dir.jsonl")).unwrap();
+        symlink(elsewhere.join("file.jsonl"), root.join("a/link.jsonl")).unwrap();
+        symlink(elsewhere.join("linked"), root.join("l")).unwrap();
+        symlink(elsewhere.join("missing.jsonl"), root.join("a/broken.jsonl")).unwrap();
+        let roots = [SessionRoot {
+            path: root.clone(),
+            agent: None,
+        }];
+        let (files, skipped) = find_session_files_with_meta(&roots);
+        let names: Vec<_> = files
+            .iter()
+            .map(|(f, m)| {
+                assert!(m.is_file());
+                f.path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "a/1.jsonl",
+                "a/2.jsonl",
+                "a/link.jsonl",
+                "a-b/x.jsonl",
+                "l/in.jsonl",
+                "top.jsonl"
+            ]
+        );
+        let reasons: Vec<_> = skipped
+            .iter()
+            .map(|s| {
+                let name = s.path.strip_prefix(&root).unwrap().to_string_lossy();
+                format!("{name}: {}", s.reason.split(':').next().unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            ["a/broken.jsonl: cannot stat", "a/dir.jsonl: is a directory"]
+        );
     }
 
     #[test]
