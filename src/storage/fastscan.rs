@@ -1522,6 +1522,28 @@ mod tests {
     }
 
     #[test]
+    fn a_state_saved_with_separate_id_and_parent_sets_does_not_decode() {
+        // States saved before ids and parents shared one map must not resume (the file is then
+        // scanned again from the start), rather than resume with no ids.
+        let mut state = ScanState::default();
+        let line = br#"{"type":"message","id":"a","parentId":"b"}"#;
+        state.line(
+            &RawLine {
+                offset: 0,
+                number: 2,
+                bytes: line,
+                terminated: true,
+            },
+            ParseMode::Fast,
+        );
+        let json = serde_json::to_string(&state).unwrap();
+        assert!(serde_json::from_str::<ScanState>(&json).is_ok());
+        let old = json.replace(r#""nodes":{"#, r#""ids":["a"],"parents":["b"],"x":{"#);
+        assert_ne!(old, json);
+        assert!(serde_json::from_str::<ScanState>(&old).is_err());
+    }
+
+    #[test]
     fn facts_match_the_full_parse() {
         facts_equal(
             r#"{"type":"message","id":"a","parentId":"b","timestamp":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"x\ny"},{"type":"image","data":"AAAA"},{"text":"z","type":"text"},{"type":"thinking","text":"no"}],"usage":{"totalTokens":12,"cost":{"total":0.5}},"timestamp":17}}"#,
