@@ -301,3 +301,65 @@ fn awkward_bytes_anywhere_list_identically() {
         assert_same(&path);
     }
 }
+
+/// Quotes, backslashes, escapes and control characters at every position of the blocks the
+/// string scanner reads (a 16-byte probe, then 64-byte blocks), in a skipped string, a listed
+/// string and a key, with the string ending right after them, later, or at the line's end.
+#[test]
+fn string_specials_at_every_block_offset_list_identically() {
+    let templates = [
+        r#"{"type":"message","id":"a","message":{"role":"toolResult","content":[{"type":"text","text":"@"}]}}"#,
+        r#"{"type":"message","id":"a","message":{"role":"user","content":"@"}}"#,
+        r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"text","text":"@"}]},"@":1}"#,
+        r#"{"type":"session_info","id":"a","name":"@"}"#,
+    ];
+    let snippets: &[&[u8]] = &[
+        b"\"",
+        b"\\",
+        b"\\\"",
+        b"\\\\",
+        b"\\\\\"",
+        b"\\\\\\",
+        b"\\n",
+        b"\\t",
+        b"\\/\\b\\f\\r",
+        b"\\u00e9",
+        b"\\ud83d\\ude00",
+        b"\\udbff",
+        b"\\u12",
+        b"\\x",
+        b"\\\x01",
+        b"\x01",
+        b"\x1f",
+        b"\t",
+        b"\x7f",
+        b"\xc3\xa9",
+        b"\xff",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (t, template) in templates.iter().enumerate() {
+        let mut bytes = HEADER.as_bytes().to_vec();
+        bytes.push(b'\n');
+        let (before, after) = template.split_once('@').unwrap();
+        for snippet in snippets {
+            for at in 0..140 {
+                for pad_after in [0, 1, 40] {
+                    bytes.extend_from_slice(before.as_bytes());
+                    bytes.extend(std::iter::repeat_n(b'a', at));
+                    bytes.extend_from_slice(snippet);
+                    bytes.extend(std::iter::repeat_n(b'b', pad_after));
+                    bytes.extend_from_slice(after.as_bytes());
+                    bytes.push(b'\n');
+                }
+                // The line ends inside the string.
+                bytes.extend_from_slice(before.as_bytes());
+                bytes.extend(std::iter::repeat_n(b'a', at));
+                bytes.extend_from_slice(snippet);
+                bytes.push(b'\n');
+            }
+        }
+        let path = dir.path().join(format!("s{t}.jsonl"));
+        std::fs::write(&path, &bytes).unwrap();
+        assert_same(&path);
+    }
+}

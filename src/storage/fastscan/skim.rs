@@ -63,13 +63,8 @@ enum Place {
 /// Parses one line slim: the object and whether anything was left out; `None` when the line
 /// is not taken (it must then be parsed whole).
 pub fn skim_line(bytes: &[u8]) -> Option<(JsonMap, bool)> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut cur = Cursor {
-        s: text,
-        b: bytes,
-        i: 0,
-        depth: 0,
-    };
+    // Checks UTF-8 and rules out control characters, which the cursor's readers rely on.
+    let mut cur = Cursor::new(bytes)?;
     cur.ws();
     if cur.peek()? != b'{' {
         return None;
@@ -375,6 +370,7 @@ mod tests {
             "[1,2]",
             r#"{"a":1} x"#,
             "{\"a\":\t1}",
+            "{\"a\":\"x\u{1}y\"}",
             r#"{"a\u0062":1}"#,
             r#"{"a":"\ud83d"}"#,
             r#"{"a":1e999}"#,
