@@ -111,6 +111,7 @@ const TAIL_CHECK: u64 = 4096;
 /// A chain of blob records (see the module docs) holds at most this many deltas after its full
 /// record: reading a session's text or state costs at most this many reads more.
 pub const CHAIN_MAX_LINKS: u32 = 32;
+const _: () = assert!(CHAIN_MAX_LINKS <= u8::MAX as u32, "links are stored in a byte");
 /// Blob logs not referenced by the rows file and idle this long are removed.
 const STALE_LOG_AGE: Duration = Duration::from_secs(600);
 
@@ -1584,9 +1585,14 @@ impl Enc {
         self.u64(head.off);
         self.u64(head.len);
         self.u64(head.hash);
-        self.u32(links);
-        self.u64(base_bytes);
-        self.u64(delta_bytes);
+        // Most chains are one full record: their sizes follow from the head (a byte per row
+        // more than a plain record reference, so the rows file a warm listing reads barely
+        // grows).
+        self.u8(u8::try_from(links).unwrap_or(u8::MAX));
+        if links > 0 {
+            self.u64(base_bytes);
+            self.u64(delta_bytes);
+        }
     }
     /// A row as its length (u32) and bytes.
     fn row(&mut self, path: &OsStr, row: &Row) {
@@ -1682,15 +1688,19 @@ impl<'a> Dec<'a> {
         }
     }
     fn chain(&mut self) -> Option<ChainRef> {
-        Some(ChainRef {
-            head: BlobRef {
-                off: self.u64()?,
-                len: self.u64()?,
-                hash: self.u64()?,
+        let head = BlobRef {
+            off: self.u64()?,
+            len: self.u64()?,
+            hash: self.u64()?,
+        };
+        Some(match self.u8()? {
+            0 => ChainRef::full(head),
+            links => ChainRef {
+                head,
+                links: u32::from(links),
+                base_bytes: self.u64()?,
+                delta_bytes: self.u64()?,
             },
-            links: self.u32()?,
-            base_bytes: self.u64()?,
-            delta_bytes: self.u64()?,
         })
     }
     /// What [`Enc::row`] wrote: the row must use exactly its bytes.
@@ -2120,8 +2130,8 @@ mod tests {
                     detected_agent: Some(Dialect::Pi),
                     info: Some(InfoBytes::encode(&info)),
                     problem: None,
-                    text: Some(blob),
-                    state: None,
+                    text: Some(ChainRef::full(blob.head)),
+                    state: Some(blob),
                     resume_offset: 10,
                     tail_hash: 11,
                 },
