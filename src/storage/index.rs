@@ -58,9 +58,33 @@
 //! appended with one `write` on an `O_APPEND` handle, so two grove processes can append at
 //! once; rows refer to records by offset, length and hash, and a record that does not check
 //! out is treated as missing (the file is rescanned). Keeping these out of the rows file means
-//! a warm listing never reads them and a grown file costs one appended record, not a rewrite
-//! of every session's text. The log is compacted (live records copied to a new log) when less
-//! than half of it is referenced.
+//! a warm listing never reads them, and a grown file costs records of its own, not a rewrite
+//! of every session's text.
+//!
+//! A session's text and its state are each a *chain*: a full record, then up to
+//! [`CHAIN_MAX_LINKS`] delta records, each naming the record it follows (offset, length and
+//! hash, as rows name records). A file resumed from where its last scan stopped appends deltas,
+//! not its whole text and state again: for the text, the bytes added (and how many bytes of the
+//! previous text come first: the state leaves out a torn last line that the listing's text
+//! includes); for the state, a patch of its JSON (`diff_json`: the entry and parent ids added,
+//! the labels changed, the other fields that changed), checked when written by applying it to
+//! the state it was made from (it must give the new state exactly, else a full record is
+//! written). The state record does not hold the text: it says how many bytes of the row's text
+//! are the state's. On the 10k corpus, a 4 KB append to a 1.2 MB session appends 4,101 bytes
+//! (a 3.9 KB text delta, a ~150-byte state patch) where the whole text and state took 640–790
+//! KB. A chain gets a full record again when one more delta would take it past
+//! [`CHAIN_MAX_LINKS`] links or make its deltas larger than its full record: reading a chain
+//! costs at most 33 reads and twice its full record, and a session's full record is rewritten
+//! at most once per 33 growths or once its deltas add up to it (averaged over 40 growths of 4
+//! KB, that session's records took 23 KB per growth). Reading walks back to the full record:
+//! a link that does not check out, is of the wrong kind, does not point strictly backwards, or
+//! a chain of another length than the row says reads as missing (the file is rescanned), never
+//! as a wrong text or state. The row keeps each chain's link count and sizes (boxed, only for
+//! chains with deltas), so choosing a delta and counting the log's live bytes read nothing.
+//!
+//! The log is compacted when less than half of it is referenced (live bytes counted from the
+//! rows' chains): full records are copied to a new log as they are, and each chain with deltas
+//! is rewritten there as one full record (its deltas point into the old log).
 //!
 //! Two processes: each reads the rows and journal, and appends its own records to both logs;
 //! records are self-contained and never interleave, so both processes' rows are kept. Before
@@ -369,8 +393,8 @@ struct Row {
     problem: Option<String>,
     /// The searchable text; `None` when empty.
     text: Option<ChainRef>,
-    /// Resumable state (its text is the first bytes of `text`, see [`StateLink`]); `None` when
-    /// the file must be rescanned if it changes.
+    /// Resumable state (its text is the first bytes of `text`, as many as its record says);
+    /// `None` when the file must be rescanned if it changes.
     state: Option<ChainRef>,
     /// Where a resumed scan continues, and the hash of the bytes just before it.
     resume_offset: u64,
