@@ -71,7 +71,7 @@
 //! the state it was made from (it must give the new state exactly, else a full record is
 //! written). The state record does not hold the text: it says how many bytes of the row's text
 //! are the state's. On the 10k corpus, a 4 KB append to a 1.2 MB session appends 4,101 bytes
-//! (a 3.9 KB text delta, a ~150-byte state patch) where the whole text and state took 640–790
+//! (a 3.9 KB text delta, a 147-byte state delta) where the whole text and state took 640–790
 //! KB. A chain gets a full record again when one more delta would take it past
 //! [`CHAIN_MAX_LINKS`] links or make its deltas larger than its full record: reading a chain
 //! costs at most 33 reads and twice its full record, and a session's full record is rewritten
