@@ -273,3 +273,18 @@ fn a_view_laid_out_off_thread_takes_the_size_the_terminal_has_when_it_arrives() 
         _ => panic!("not in the session view"),
     }
 }
+
+#[test]
+fn closing_the_view_frees_the_session_off_the_ui_thread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    open_selected(&mut h);
+    assert!(matches!(h.state.screen, Screen::View { .. }));
+    h.take_effects();
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.state.screen, Screen::Picker));
+    let fx = h.take_effects();
+    assert!(fx.iter().any(|e| matches!(e, Effect::Discard(_))), "{fx:?}");
+}

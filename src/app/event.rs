@@ -108,6 +108,8 @@ pub struct SearchRequest {
 /// Work for the event loop.
 #[derive(Clone, Debug)]
 pub enum Effect {
+    /// A closed session view, freed off the UI thread (a large session takes a moment to free).
+    Discard(Arc<SessionViewState>),
     /// List and read the session files; results come back as `ScanResult`s.
     StartScan {
         generation: u64,

@@ -284,6 +284,9 @@ impl Runner {
                 });
             }
             Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
+            Effect::Discard(view) => {
+                std::thread::spawn(move || drop(view));
+            }
             Effect::CheckLive { record, path } => {
                 background(&self.tx, move || Event::LiveChecked {
                     record,

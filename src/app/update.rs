@@ -469,7 +469,11 @@ fn view_effects(
     for e in effects {
         match e {
             ViewEffect::Close => {
-                state.screen = Screen::Picker;
+                if let Screen::View { view, .. } =
+                    std::mem::replace(&mut state.screen, Screen::Picker)
+                {
+                    fx.push(Effect::Discard(Arc::from(view)));
+                }
             }
             ViewEffect::Resume {
                 path,
