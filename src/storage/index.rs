@@ -1236,7 +1236,7 @@ fn read_state(log: &BlobLog, chain: &ChainRef) -> Option<(Value, u64)> {
     let mut json: Value = serde_json::from_slice(&full.body).ok()?;
     while let Some(delta) = links.pop() {
         let patch: Value = serde_json::from_slice(&delta.body).ok()?;
-        apply_patch(&mut json, patch, &mut Vec::new())?;
+        apply_patch(&mut json, patch);
     }
     Some((json, text_len))
 }
@@ -1321,27 +1321,19 @@ fn store_state(
 /// exactly (checked by applying it).
 fn state_patch(mut old: Value, new: &ScanState) -> Option<Vec<u8>> {
     let new_json = serde_json::to_value(new).ok()?;
-    let patch = diff_json(&old, &new_json, &mut Vec::new())?
-        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let patch =
+        diff_json(&old, &new_json)?.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     let bytes = serde_json::to_vec(&patch).ok()?;
-    apply_patch(&mut old, patch, &mut Vec::new())?;
+    apply_patch(&mut old, patch);
     (ScanState::deserialize(&old).ok()? == *new).then_some(bytes)
 }
 
-/// Arrays of the state's JSON that are sets (`HashSet`s: in no particular order, and only ever
-/// added to): a patch holds the elements added. Any other array or scalar is replaced when it
-/// changed; objects (structs and maps) are patched key by key.
-const STATE_SETS: &[[&str; 2]] = &[["builder", "ids"], ["builder", "parents"]];
-
-fn is_set<S: AsRef<str>>(path: &[S]) -> bool {
-    STATE_SETS
-        .iter()
-        .any(|set| set.iter().copied().eq(path.iter().map(AsRef::as_ref)))
-}
-
 /// What changed from `old` to `new`: `Some(None)` nothing, `Some(Some(patch))`, `None` when a
-/// patch cannot say it (a key or a set element removed).
-fn diff_json<'a>(old: &Value, new: &'a Value, path: &mut Vec<&'a str>) -> Option<Option<Value>> {
+/// patch cannot say it (a key removed). Objects (the state's structs and maps) are patched key
+/// by key, so a map that only grows, like the builder's ids and labels, costs its new and
+/// changed keys; anything else that changed (scalars, arrays) is replaced whole. (A set would
+/// serialize as an array: keep growing collections in maps.)
+fn diff_json(old: &Value, new: &Value) -> Option<Option<Value>> {
     let (Value::Object(o), Value::Object(n)) = (old, new) else {
         return Some((old != new).then(|| new.clone()));
     };
@@ -1350,13 +1342,10 @@ fn diff_json<'a>(old: &Value, new: &'a Value, path: &mut Vec<&'a str>) -> Option
     }
     let mut patch = serde_json::Map::new();
     for (k, nv) in n {
-        path.push(k);
         let change = match o.get(k) {
             None => Some(nv.clone()),
-            Some(ov) if is_set(path) => set_added(ov, nv)?,
-            Some(ov) => diff_json(ov, nv, path)?,
+            Some(ov) => diff_json(ov, nv)?,
         };
-        path.pop();
         if let Some(change) = change {
             patch.insert(k.clone(), change);
         }
@@ -1364,51 +1353,25 @@ fn diff_json<'a>(old: &Value, new: &'a Value, path: &mut Vec<&'a str>) -> Option
     Some((!patch.is_empty()).then_some(Value::Object(patch)))
 }
 
-/// The elements of the set `new` that are not in `old` (`None` if `old` is not a subset).
-fn set_added(old: &Value, new: &Value) -> Option<Option<Value>> {
-    let (Value::Array(o), Value::Array(n)) = (old, new) else {
-        return None;
-    };
-    let before: HashSet<&str> = o.iter().map(Value::as_str).collect::<Option<_>>()?;
-    let mut added = Vec::new();
-    for v in n {
-        if !before.contains(v.as_str()?) {
-            added.push(v.clone());
-        }
-    }
-    if before.len() != o.len() || o.len() + added.len() != n.len() {
-        return None;
-    }
-    Some((!added.is_empty()).then_some(Value::Array(added)))
-}
-
-/// Applies what [`diff_json`] returned to the value it was computed from.
-fn apply_patch(base: &mut Value, patch: Value, path: &mut Vec<String>) -> Option<()> {
+/// Applies what [`diff_json`] returned to the value it was computed from: an object patches an
+/// object key by key; anything else replaces the value.
+fn apply_patch(base: &mut Value, patch: Value) {
     let Value::Object(p) = patch else {
         *base = patch;
-        return Some(());
+        return;
     };
     let Value::Object(b) = base else {
         *base = Value::Object(p);
-        return Some(());
+        return;
     };
     for (k, pv) in p {
-        path.push(k.clone());
-        let set = is_set(path);
         match b.get_mut(&k) {
+            Some(bv) => apply_patch(bv, pv),
             None => {
                 b.insert(k, pv);
             }
-            Some(Value::Array(elements)) if set => match pv {
-                Value::Array(added) => elements.extend(added),
-                _ => return None,
-            },
-            Some(_) if set => return None,
-            Some(bv) => apply_patch(bv, pv, path)?,
         }
-        path.pop();
     }
-    Some(())
 }
 
 /// A fast, stable (across platforms and Rust versions) 64-bit hash for corruption and change
@@ -2329,7 +2292,7 @@ mod tests {
     fn a_state_patch_gives_back_the_new_json() {
         let old = serde_json::json!({
             "builder": {
-                "ids": ["a", "b"], "parents": ["a"], "labels": {"a": true},
+                "nodes": {"a": 1, "b": 1}, "labels": {"a": true},
                 "name": {"has_name": false, "name": null}, "header": null,
                 "summary": ["s", "a"], "entry_count": 2, "texts": "",
             },
@@ -2337,36 +2300,43 @@ mod tests {
         });
         let new = serde_json::json!({
             "builder": {
-                "ids": ["a", "b", "c"], "parents": ["a", "b"], "labels": {"a": false, "c": true},
+                "nodes": {"a": 1, "b": 3, "c": 1}, "labels": {"a": false, "c": true},
                 "name": {"has_name": true, "name": "n"}, "header": {"id": "h"},
                 "summary": ["t", "c"], "entry_count": 3, "texts": "",
             },
             "offset": 9, "first_issue": "line 3",
         });
-        let patch = diff_json(&old, &new, &mut Vec::new()).unwrap().unwrap();
-        // Only what changed: the sets' new elements, the changed label, not the unchanged text.
-        assert_eq!(patch["builder"]["ids"], serde_json::json!(["c"]));
+        let patch = diff_json(&old, &new).unwrap().unwrap();
+        // Only what changed: the maps' new and changed keys, not the unchanged text.
+        assert_eq!(
+            patch["builder"]["nodes"],
+            serde_json::json!({"b": 3, "c": 1})
+        );
         assert_eq!(
             patch["builder"]["labels"],
             serde_json::json!({"a": false, "c": true})
         );
+        assert_eq!(patch["builder"]["summary"], serde_json::json!(["t", "c"]));
         assert!(patch["builder"].get("texts").is_none(), "{patch}");
         let mut patched = old.clone();
-        apply_patch(&mut patched, patch, &mut Vec::new()).unwrap();
+        apply_patch(&mut patched, patch);
         assert_eq!(patched, new);
-        assert_eq!(diff_json(&new, &new, &mut Vec::new()), Some(None));
-        // What a patch cannot say: a key or a set element removed.
+        assert_eq!(diff_json(&new, &new), Some(None));
+        // What a patch cannot say: a key removed.
         let mut fewer = new.clone();
-        fewer["builder"].as_object_mut().unwrap().remove("summary");
-        assert_eq!(diff_json(&new, &fewer, &mut Vec::new()), None);
-        let mut shrunk = new.clone();
-        shrunk["builder"]["ids"] = serde_json::json!(["a", "c"]);
-        assert_eq!(diff_json(&new, &shrunk, &mut Vec::new()), None);
-        // A set patch on something that is not a set does not apply.
-        let mut bad = old.clone();
-        bad["builder"]["ids"] = serde_json::json!(1);
-        let patch = serde_json::json!({"builder": {"ids": ["d"]}});
-        assert_eq!(apply_patch(&mut bad, patch, &mut Vec::new()), None);
+        fewer["builder"]["nodes"]
+            .as_object_mut()
+            .unwrap()
+            .remove("a");
+        assert_eq!(diff_json(&new, &fewer), None);
+        // A scalar that replaces an object (the reverse is `header` above).
+        let mut unset = new.clone();
+        unset["builder"]["header"] = Value::Null;
+        let patch = diff_json(&new, &unset).unwrap().unwrap();
+        assert_eq!(patch, serde_json::json!({"builder": {"header": null}}));
+        let mut back = new.clone();
+        apply_patch(&mut back, patch);
+        assert_eq!(back, unset);
     }
 
     #[test]
