@@ -497,7 +497,12 @@ fn score_tokens(tokens: &[Token], t: &PreparedText) -> Option<(f64, u8)> {
 /// may be any whitespace run (pi compares whitespace-normalised strings).
 fn find_phrase(text: &str, phrase: &Phrase) -> Option<usize> {
     let (first, rest) = phrase.words.split_first()?;
-    'candidates: for start in phrase.first.find_iter(text.as_bytes()) {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    // Overlapping candidates: in "bbb a" the phrase "bb a" starts at the second `b`.
+    'candidates: while let Some(found) = bytes.get(from..).and_then(|b| phrase.first.find(b)) {
+        let start = from + found;
+        from = start + 1;
         let mut end = start + first.len();
         for word in rest {
             let tail = text.get(end..)?;
@@ -904,6 +909,17 @@ mod tests {
                 .collect(),
             other => panic!("{q:?}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_phrase_may_start_inside_an_earlier_candidate() {
+        let fields = SearchFields {
+            id: "",
+            text: "bbb a",
+            ..SearchFields::default()
+        };
+        let query = Query::parse("\"bb a\"").unwrap();
+        assert_eq!(query.score(&fields).map(|s| s.pi_score), Some(0.1));
     }
 
     #[test]
