@@ -1010,37 +1010,49 @@ fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
 /// The content of a string that [`string_end`] took (every escape valid, no surrogate) with its
 /// escapes replaced, as serde_json does.
 fn unescape(s: &str) -> Option<String> {
-    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
+    unescaped_pieces(s, |piece| {
+        out.push_str(piece);
+        true
+    })?;
+    Some(out)
+}
+
+/// Hands the unescaped content of such a string to `piece` in order: runs of plain text and the
+/// character of each escape. Stops early when `piece` returns false.
+fn unescaped_pieces(s: &str, mut piece: impl FnMut(&str) -> bool) -> Option<()> {
+    let b = s.as_bytes();
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'\\', b.get(i..)?) {
         let at = i + k;
-        out.push_str(s.get(i..at)?);
-        let c = match *b.get(at + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
+        if !piece(s.get(i..at)?) {
+            return Some(());
+        }
+        let (c, len) = match *b.get(at + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
             b'u' => {
                 let mut v = 0u32;
                 for &h in b.get(at + 2..at + 6)? {
                     v = v * 16 + char::from(h).to_digit(16)?;
                 }
-                out.push(char::from_u32(v)?);
-                i = at + 6;
-                continue;
+                (char::from_u32(v)?, 6)
             }
             _ => return None,
         };
-        out.push(c);
-        i = at + 2;
+        if !piece(c.encode_utf8(&mut [0u8; 4])) {
+            return Some(());
+        }
+        i = at + len;
     }
-    out.push_str(s.get(i..)?);
-    Some(out)
+    piece(s.get(i..)?);
+    Some(())
 }
 
 /// Whether the escape character at `at` (after a backslash) is one of `/ b f r` or a `\u` with

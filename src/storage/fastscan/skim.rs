@@ -169,10 +169,8 @@ fn string_maybe_shortened(c: &mut Cursor<'_>) -> Option<(String, bool)> {
     }
     match unescaped_prefix(inner) {
         Some(prefix) => Some((prefix, true)),
-        // Short after unescaping: the whole string, unescaped by serde_json itself.
-        None => serde_json::from_str::<String>(c.s.get(start - 1..end + 1)?)
-            .ok()
-            .map(|s| (s, false)),
+        // Short after unescaping: the whole string.
+        None => super::unescape(inner).map(|s| (s, false)),
     }
 }
 
@@ -204,35 +202,11 @@ fn floor_boundary(s: &str, max: usize) -> usize {
 /// [`Cursor::skip_str`]: every escape is well formed and none is a surrogate.
 fn unescaped_prefix(inner: &str) -> Option<String> {
     let mut p = Prefix::default();
-    let mut rest = inner;
-    while !rest.is_empty() {
-        let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) else {
-            p.push(rest);
-            break;
-        };
-        p.push(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (ch, used) = match after.as_bytes().first()? {
-            b'"' => ('"', 1),
-            b'\\' => ('\\', 1),
-            b'/' => ('/', 1),
-            b'b' => ('\u{8}', 1),
-            b'f' => ('\u{c}', 1),
-            b'n' => ('\n', 1),
-            b'r' => ('\r', 1),
-            b't' => ('\t', 1),
-            b'u' => (
-                char::from_u32(u32::from_str_radix(after.get(1..5)?, 16).ok()?)?,
-                5,
-            ),
-            _ => return None,
-        };
-        p.push(ch.encode_utf8(&mut [0u8; 4]));
-        rest = after.get(used..)?;
-        if p.done && p.total > ELIDE_OVER {
-            return Some(p.out);
-        }
-    }
+    super::unescaped_pieces(inner, |piece| {
+        p.push(piece);
+        // Enough once the prefix is complete and the string known to be long.
+        !(p.done && p.total > ELIDE_OVER)
+    })?;
     (p.total > ELIDE_OVER).then_some(p.out)
 }
 
