@@ -47,6 +47,23 @@ fn open_selected(h: &mut Harness) -> std::path::PathBuf {
 fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::PathBuf {
     h.auto_preview = false;
     press(h);
+    let open = take_open_request(h);
+    let path = open.path.clone();
+    answer_open(h, open);
+    path
+}
+
+/// What an `OpenSession` effect asked for.
+struct OpenRequest {
+    record: usize,
+    path: std::path::PathBuf,
+    agent: grove::model::context::Dialect,
+    viewport: ratatui::layout::Rect,
+    home: Option<String>,
+}
+
+/// The `OpenSession` effect among the pending effects.
+fn take_open_request(h: &mut Harness) -> OpenRequest {
     let fx = h.take_effects();
     let Some(Effect::OpenSession {
         record,
@@ -60,12 +77,22 @@ fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::Pa
     else {
         panic!("Enter did not ask to open the session");
     };
-    h.raw(Event::SessionOpened {
+    OpenRequest {
         record,
-        path: path.clone(),
-        result: SessionViewState::open(&path, agent, viewport, home),
+        path,
+        agent,
+        viewport,
+        home,
+    }
+}
+
+/// Loads and lays out the view the way the event loop does, and hands it to the app.
+fn answer_open(h: &mut Harness, open: OpenRequest) {
+    h.raw(Event::SessionOpened {
+        record: open.record,
+        path: open.path.clone(),
+        result: SessionViewState::open(&open.path, open.agent, open.viewport, open.home),
     });
-    path
 }
 
 #[test]
@@ -245,27 +272,11 @@ fn a_view_laid_out_off_thread_takes_the_size_the_terminal_has_when_it_arrives() 
     h.key(KeyCode::Tab);
     h.auto_preview = false;
     h.key(KeyCode::Enter);
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-    }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Enter did not ask to open the session");
-    };
-    assert_eq!((viewport.width, viewport.height), (120, 40));
+    let open = take_open_request(&mut h);
+    assert_eq!((open.viewport.width, open.viewport.height), (120, 40));
     // The terminal shrinks while the session loads.
     h.raw(Event::Resize(70, 20));
-    h.raw(Event::SessionOpened {
-        record,
-        path: path.clone(),
-        result: SessionViewState::open(&path, agent, viewport, home),
-    });
+    answer_open(&mut h, open);
     match &h.state.screen {
         Screen::View { view, .. } => {
             assert_eq!((view.viewport.width, view.viewport.height), (70, 20));

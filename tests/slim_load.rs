@@ -350,6 +350,17 @@ fn long_session(dir: &Path) -> PathBuf {
     path
 }
 
+/// Loads `path` slim, then rewrites the file in place as pi does when it migrates one: the same
+/// place now holds another entry.
+fn load_slim_then_rewrite(path: &Path) -> Session {
+    let s = load_session_with(path, SlimMode::Always).unwrap();
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("\"u1\"", "\"zz\"");
+    std::fs::write(path, text).unwrap();
+    s
+}
+
 #[test]
 fn whole_entries_are_read_from_the_open_file_even_after_a_rename() {
     let dir = tempfile::tempdir().unwrap();
@@ -367,12 +378,7 @@ fn whole_entries_are_read_from_the_open_file_even_after_a_rename() {
 fn a_file_changed_under_a_slim_session_shows_the_slim_text_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let path = long_session(dir.path());
-    let s = load_session_with(&path, SlimMode::Always).unwrap();
-    // Rewritten in place (as pi does when it migrates a file): same place, another entry.
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("\"u1\"", "\"zz\"");
-    std::fs::write(&path, text).unwrap();
+    let s = load_slim_then_rewrite(&path);
     let e = &s.entries()[0];
     let content = e.message().unwrap()["content"].as_str().unwrap();
     assert_eq!(content.len(), ELIDE_KEEP);
@@ -419,11 +425,7 @@ fn the_session_view_says_when_the_file_changed_under_it() {
     use grove::app::session_view::SessionViewState;
     let dir = tempfile::tempdir().unwrap();
     let path = long_session(dir.path());
-    let s = load_session_with(&path, SlimMode::Always).unwrap();
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace("\"u1\"", "\"zz\"");
-    std::fs::write(&path, text).unwrap();
+    let s = load_slim_then_rewrite(&path);
     let view = SessionViewState::new(
         path,
         s,
