@@ -1,24 +1,13 @@
 //! The fast listing scan gives exactly the listing of the full parse: for every fixture file,
 //! for generated sessions full of awkward lines, and (with `GROVE_DIFF_DIR=DIR`) for a corpus.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::Path;
+
+use common::AWKWARD;
 use grove::storage::read::{scan_info, scan_info_full};
 use proptest::prelude::*;
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
 
 fn assert_same(path: &Path) {
     let fast = scan_info(path, None);
@@ -34,10 +23,10 @@ fn assert_same(path: &Path) {
 fn fixtures_list_identically() {
     let mut files = Vec::new();
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    jsonl_files(&manifest.join("tests/fixtures"), &mut files);
-    jsonl_files(&manifest.join("assets/demo"), &mut files);
+    common::jsonl_files(&manifest.join("tests/fixtures"), &mut files);
+    common::jsonl_files(&manifest.join("assets/demo"), &mut files);
     // The shared ground truth, when this checkout sits beside it.
-    jsonl_files(&manifest.join("../shared/fixtures"), &mut files);
+    common::jsonl_files(&manifest.join("../shared/fixtures"), &mut files);
     for f in &files {
         assert_same(f);
     }
@@ -50,7 +39,7 @@ fn corpus_lists_identically() {
         return;
     };
     let mut files = Vec::new();
-    jsonl_files(Path::new(&dir), &mut files);
+    common::jsonl_files(Path::new(&dir), &mut files);
     assert!(!files.is_empty());
     for f in &files {
         assert_same(f);
@@ -226,10 +215,6 @@ proptest! {
     }
 }
 
-/// Bytes that matter to a JSON scanner: structure, escapes, digits, whitespace, control
-/// characters and broken UTF-8.
-const AWKWARD: &[u8] = b"\"\\u{}[],: \t\r\x01\x1f0-+.eEnt/\xff\xc3\xa9";
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     /// Valid lines with a few bytes inserted, replaced or removed: whatever the fast path takes
@@ -241,27 +226,7 @@ proptest! {
     ) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        let mut bytes = HEADER.as_bytes().to_vec();
-        bytes.push(b'\n');
-        for (n, l) in lines.iter().enumerate() {
-            let mut line = l.as_bytes().to_vec();
-            for (which, at, op, byte) in &edits {
-                if which.index(lines.len()) != n || line.is_empty() {
-                    continue;
-                }
-                let at = at.index(line.len());
-                let b = AWKWARD[byte.index(AWKWARD.len())];
-                match op {
-                    0 => line.insert(at, b),
-                    1 => line[at] = b,
-                    _ => {
-                        line.remove(at);
-                    }
-                }
-            }
-            bytes.extend_from_slice(&line);
-            bytes.push(b'\n');
-        }
+        let bytes = common::mutated_session(HEADER, &lines, &edits);
         std::fs::write(&path, &bytes).unwrap();
         assert_same(&path);
     }

@@ -1,8 +1,10 @@
-//! Large sessions load slim (long strings deep in an entry keep a prefix; the whole entry is
-//! read back from the file when asked for). A slim load must be the whole load in every way a
-//! user can see: the same entries when read back, the same tree, rows, search text and
-//! context, and slim objects that differ from the whole ones only in the strings the rule
-//! shortens. Checked for every fixture and for generated sessions full of long strings.
+//! Large sessions load slim (an entry keeps what the tree reads, long strings a prefix; the
+//! whole entry is read back from the file when asked for). A slim load must be the whole load
+//! in every way a user can see: the same entries when read back, the same tree, rows, search
+//! text and context, and slim objects that differ from the whole ones only in what the rule
+//! leaves out. Checked for every fixture and for generated sessions full of long strings.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -14,20 +16,6 @@ use grove::storage::fastscan::skim::{BLOCK_KEEPS, MESSAGE_KEEPS};
 use grove::storage::read::{SlimMode, load_session_with};
 use proptest::prelude::*;
 use serde_json::Value;
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
 
 /// ELIDE_KEEP bytes cut back to a character boundary, then on through the first character
 /// that is not whitespace.
@@ -187,8 +175,8 @@ fn assert_same_views(whole: &Session, slim: &Session, name: &str) {
 fn every_fixture_loads_slim_as_whole() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    jsonl_files(&manifest.join("tests/fixtures"), &mut files);
-    jsonl_files(&manifest.join("assets/demo"), &mut files);
+    common::jsonl_files(&manifest.join("tests/fixtures"), &mut files);
+    common::jsonl_files(&manifest.join("assets/demo"), &mut files);
     assert!(!files.is_empty());
     for f in &files {
         assert_slim_is_whole(f);
@@ -299,10 +287,6 @@ proptest! {
     }
 }
 
-/// Bytes that matter to a JSON scanner, dropped around the cut of a shortened string and
-/// elsewhere: whatever the slim parse takes must be the whole parse, shortened.
-const AWKWARD: &[u8] = b"\"\\u{}[],: \t\r\x01\x1f0-+.eEnt/\xff\xc3\xa9";
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     #[test]
@@ -312,27 +296,7 @@ proptest! {
     ) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        let mut bytes = HEADER.as_bytes().to_vec();
-        bytes.push(b'\n');
-        for (n, l) in lines.iter().enumerate() {
-            let mut line = l.as_bytes().to_vec();
-            for (which, at, op, byte) in &edits {
-                if which.index(lines.len()) != n || line.is_empty() {
-                    continue;
-                }
-                let at = at.index(line.len());
-                let b = AWKWARD[byte.index(AWKWARD.len())];
-                match op {
-                    0 => line.insert(at, b),
-                    1 => line[at] = b,
-                    _ => {
-                        line.remove(at);
-                    }
-                }
-            }
-            bytes.extend_from_slice(&line);
-            bytes.push(b'\n');
-        }
+        let bytes = common::mutated_session(HEADER, &lines, &edits);
         std::fs::write(&path, &bytes).unwrap();
         assert_slim_is_whole(&path);
     }

@@ -363,3 +363,57 @@ pub fn grove_within(sandbox: &Path, root: &Path, args: &[&str], secs: u64) -> Ou
     c.arg("--session-dir").arg(root).args(args);
     output_within(c, secs, &format!("grove {}", args.join(" ")))
 }
+
+/// Every `.jsonl` file under `dir`, recursively.
+pub fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Bytes that matter to a JSON scanner: structure, escapes, digits, whitespace, control
+/// characters and broken UTF-8.
+pub const AWKWARD: &[u8] = b"\"\\u{}[],: \t\r\x01\x1f0-+.eEnt/\xff\xc3\xa9";
+
+/// One edit of a mutation test: which line, where in it, insert / replace / remove, which
+/// awkward byte.
+pub type Edit = (
+    proptest::sample::Index,
+    proptest::sample::Index,
+    u8,
+    proptest::sample::Index,
+);
+
+/// A session file of `header` and `lines`, with each edit applied to its line.
+pub fn mutated_session(header: &str, lines: &[String], edits: &[Edit]) -> Vec<u8> {
+    let mut bytes = header.as_bytes().to_vec();
+    bytes.push(b'\n');
+    for (n, l) in lines.iter().enumerate() {
+        let mut line = l.as_bytes().to_vec();
+        for (which, at, op, byte) in edits {
+            if which.index(lines.len()) != n || line.is_empty() {
+                continue;
+            }
+            let at = at.index(line.len());
+            let b = AWKWARD[byte.index(AWKWARD.len())];
+            match op {
+                0 => line.insert(at, b),
+                1 => line[at] = b,
+                _ => {
+                    line.remove(at);
+                }
+            }
+        }
+        bytes.extend_from_slice(&line);
+        bytes.push(b'\n');
+    }
+    bytes
+}
