@@ -128,14 +128,14 @@ fn replay_settings(entries: &[Entry], path: &[usize], dialect: Dialect, ctx: &mu
                 }
             }
             EntryKind::Message => {
-                // Slim: every path entry is looked at, and these fields are never shortened.
+                // Every path entry is looked at: read from the digest, which slim entries keep.
                 if e.role == Role::Assistant
-                    && let Some(m) = e.slim_message()
+                    && let Some(m) = e.digest()
                 {
-                    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+                    let s = |f: &Option<Box<str>>| f.as_deref().unwrap_or_default().to_owned();
                     ctx.model = Some(ModelRef {
-                        provider: s("provider").to_owned(),
-                        model_id: s("model").to_owned(),
+                        provider: s(&m.provider),
+                        model_id: s(&m.model),
                     });
                 }
             }

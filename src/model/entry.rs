@@ -2,7 +2,8 @@
 //!
 //! Entries keep their whole JSON object ([`Entry::raw`]), so unknown types and fields survive
 //! untouched and messages can be handed out exactly as stored. The few fields every view needs
-//! are lifted out once at parse time.
+//! are lifted out once at parse time: ids, kind, role, time, and of a message the
+//! [`MessageDigest`] the tree's rows, search and filters read.
 //!
 //! # Slim entries
 //! A large session is loaded *slim* (see `storage::read::load_session`): each entry keeps only
@@ -10,17 +11,21 @@
 //! [`Entry::raw`] reads and parses that line again the first time the whole object is asked
 //! for (a transcript, an export, a fork), so memory follows the number of entries rather than
 //! the size of tool outputs, images and usage records. What a slim entry keeps
-//! ([`Entry::slim`]): every top-level field; of a `message`, its role, content, stop reason,
-//! error, tool call id and name, command, provider, model and custom type; of its content
-//! blocks, type, text, id, name and arguments; and of a string longer than [`ELIDE_OVER`]
-//! bytes in `message.content` or nested below a top-level field's direct children, its first
-//! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character).
+//! ([`Entry::slim`]): every top-level field but `message`, and of a string longer than
+//! [`ELIDE_OVER`] bytes nested below a top-level field's direct children, its first
+//! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character); of a `message`, only
+//! its digest. The slim parser (`storage::fastscan::skim`) builds the message's digest from
+//! its role, content, stop reason, error, tool call id and name, command, provider, model and
+//! custom type, of its content blocks type, text, id, name and arguments, with long strings
+//! shortened the same way (`message.content` included): all a digest reads.
 
 use std::fmt;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
+
+use super::digest::MessageDigest;
 
 /// A JSON object with its keys in file order.
 pub type JsonMap = serde_json::Map<String, Value>;
@@ -139,7 +144,10 @@ pub struct Entry {
     /// The message role, read once: views ask for it per entry per frame or filter change,
     /// and two map lookups per entry add up to seconds on a session of hundreds of thousands.
     pub role: Role,
-    /// The object as loaded: whole, or slim when `elided` is set.
+    /// What the views read of a `message` entry's message, taken out at load.
+    digest: Option<Box<MessageDigest>>,
+    /// The object as loaded: whole, or slim when `elided` is set (a slim entry's `message`
+    /// is only in `digest`).
     slim: JsonMap,
     elided: Option<Box<Elided>>,
 }
@@ -161,9 +169,9 @@ struct Elided {
 #[derive(Clone, Debug)]
 enum Whole {
     Read(JsonMap),
-    /// The line could not be read back as this entry (the file changed or went away): the
-    /// slim object stands in.
-    Unavailable(String),
+    /// The line could not be read back as this entry (the file changed or went away): why,
+    /// and what stands in for it (the slim object, with a message made from the digest).
+    Unavailable(String, JsonMap),
 }
 
 /// Reads a line of a session file back by its byte range (a positional read: the file is
@@ -208,21 +216,24 @@ impl Role {
         if raw.get("type").and_then(Value::as_str) != Some("message") {
             return Role::None;
         }
-        match raw
-            .get("message")
+        raw.get("message")
             .and_then(|m| m.get("role"))
             .and_then(Value::as_str)
-        {
-            None => Role::None,
-            Some("user") => Role::User,
-            Some("assistant") => Role::Assistant,
-            Some("toolResult") => Role::ToolResult,
-            Some("bashExecution") => Role::BashExecution,
-            Some("custom") => Role::Custom,
-            Some("branchSummary") => Role::BranchSummary,
-            Some("compactionSummary") => Role::CompactionSummary,
-            Some("system") => Role::System,
-            Some(_) => Role::Other,
+            .map_or(Role::None, Role::of_str)
+    }
+
+    /// The role a `role` string names.
+    pub fn of_str(role: &str) -> Role {
+        match role {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "toolResult" => Role::ToolResult,
+            "bashExecution" => Role::BashExecution,
+            "custom" => Role::Custom,
+            "branchSummary" => Role::BranchSummary,
+            "compactionSummary" => Role::CompactionSummary,
+            "system" => Role::System,
+            _ => Role::Other,
         }
     }
 
@@ -265,9 +276,16 @@ impl Entry {
             parent_id,
             timestamp_ms,
             role: Role::of(&raw),
+            digest: digest_of(kind, &raw),
             slim: raw,
             elided: None,
         }
+    }
+
+    /// Reads the role and digest of the message again, after it was changed in memory.
+    pub fn refresh_message(&mut self) {
+        self.role = Role::of(self.raw());
+        self.digest = digest_of(self.kind, self.raw());
     }
 
     /// An entry loaded slim from the line at `offset..offset + len` of `source`.
@@ -279,6 +297,8 @@ impl Entry {
         source: Arc<dyn LineSource>,
     ) -> Entry {
         let mut e = Entry::new(slim, line);
+        // The digest holds all the views read of the message: its JSON goes.
+        e.slim.shift_remove("message");
         e.elided = Some(Box::new(Elided {
             offset,
             len,
@@ -295,14 +315,16 @@ impl Entry {
         };
         match el.whole.get_or_init(|| self.read_whole(el)) {
             Whole::Read(map) => map,
-            Whole::Unavailable(_) => &self.slim,
+            Whole::Unavailable(_, stand_in) => stand_in,
         }
     }
 
     fn read_whole(&self, el: &Elided) -> Whole {
         let bytes = match el.source.read_line(el.offset, el.len) {
             Ok(b) => b,
-            Err(e) => return Whole::Unavailable(format!("cannot read line {}: {e}", self.line)),
+            Err(e) => {
+                return self.unavailable_whole(format!("cannot read line {}: {e}", self.line));
+            }
         };
         let line = super::parse::RawLine {
             offset: el.offset,
@@ -317,11 +339,19 @@ impl Entry {
             {
                 Whole::Read(map)
             }
-            _ => Whole::Unavailable(format!(
+            _ => self.unavailable_whole(format!(
                 "line {} no longer holds entry {:?}: the file changed since it was opened",
                 self.line, self.id
             )),
         }
+    }
+
+    fn unavailable_whole(&self, why: String) -> Whole {
+        let mut stand_in = self.slim.clone();
+        if let Some(d) = self.digest() {
+            stand_in.insert("message".into(), Value::Object(d.stand_in(self.role())));
+        }
+        Whole::Unavailable(why, stand_in)
     }
 
     /// The object as loaded: for a slim entry, only what the module docs list, long strings
@@ -338,7 +368,7 @@ impl Entry {
     /// Why a slim entry's whole object could not be read back, once [`Entry::raw`] was asked.
     pub fn unavailable(&self) -> Option<&str> {
         match self.elided.as_ref()?.whole.get()? {
-            Whole::Unavailable(why) => Some(why),
+            Whole::Unavailable(why, _) => Some(why),
             Whole::Read(_) => None,
         }
     }
@@ -379,20 +409,17 @@ impl Entry {
         self.raw().get("message").and_then(Value::as_object)
     }
 
-    /// The `message` object as loaded: for a slim entry only the fields the module docs list,
-    /// its `content` shortened.
-    pub fn slim_message(&self) -> Option<&JsonMap> {
-        if self.kind != EntryKind::Message {
-            return None;
-        }
-        self.slim.get("message").and_then(Value::as_object)
+    /// What the views read of a `message` entry's message (`None` for other entries, and for
+    /// a message entry whose `message` is not an object).
+    pub fn digest(&self) -> Option<&MessageDigest> {
+        self.digest.as_deref()
     }
 
     /// The role of a `message` entry.
     pub fn role(&self) -> Option<&str> {
         match self.role {
             Role::None => None,
-            Role::Other => self.slim_message()?.get("role").and_then(Value::as_str),
+            Role::Other => self.digest()?.other_role.as_deref(),
             known => known.as_str(),
         }
     }
@@ -411,6 +438,14 @@ impl Entry {
     pub fn is_conversation_message(&self) -> bool {
         matches!(self.role(), Some("user" | "assistant"))
     }
+}
+
+fn digest_of(kind: EntryKind, raw: &JsonMap) -> Option<Box<MessageDigest>> {
+    if kind != EntryKind::Message {
+        return None;
+    }
+    let m = raw.get("message")?.as_object()?;
+    Some(Box::new(MessageDigest::of(m)))
 }
 
 /// Joins the `text` blocks of a message `content` (string or block array) with spaces, as pi's

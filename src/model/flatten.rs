@@ -11,16 +11,18 @@
 //!
 //! Everything here is O(entries) per change and iterative (no recursion over depth), so a
 //! 100 000-entry chain is fine; only the rows on screen are ever turned into text. Rows and
-//! search read entries as loaded ([`Entry::slim`]): for a large session loaded slim, what they
-//! look at (top-level fields, a message's direct fields, the first 200 characters of its text,
-//! whether it holds any text, tool-call names and arguments cut for display) is exact.
+//! search read entries as loaded: top-level fields ([`Entry::slim`]) and a message's
+//! [`super::digest::MessageDigest`] (a few direct fields, the first 200 characters of its text,
+//! whether it holds any text, tool-call names and arguments cut for display), which are exact
+//! for a large session loaded slim too.
 
 use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::entry::{Entry, EntryKind, JsonMap, Role};
+use super::digest::extract_content;
+use super::entry::{Entry, EntryKind, Role};
 use super::tree::Session;
 use crate::ui::sanitize::sanitize_line;
 
@@ -105,12 +107,7 @@ pub struct Row {
     gutters: u32,
 }
 
-/// A tool call remembered to label its result (`[read: path]`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolCall {
-    pub name: String,
-    pub arguments: Value,
-}
+pub use super::digest::ToolCall;
 
 /// How a piece of row text is styled; the UI maps these to colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,12 +253,9 @@ impl TreeNav {
         // Read in parallel, inserted in walk order below (a repeated id: the later one wins).
         let mut calls: Vec<Vec<(String, ToolCall)>> = entries
             .par_iter()
-            .map(|e| {
-                if e.role == Role::Assistant {
-                    tool_calls_of(e)
-                } else {
-                    Vec::new()
-                }
+            .map(|e| match e.digest() {
+                Some(d) if e.role == Role::Assistant => d.tool_calls.clone(),
+                _ => Vec::new(),
             })
             .collect();
         let mut roots: Vec<usize> = tree.roots.clone();
@@ -288,12 +282,9 @@ impl TreeNav {
         if e.role() != Some("assistant") {
             return false;
         }
-        let msg = e.slim_message();
-        let has_text = has_text_content(msg.and_then(|m| m.get("content")));
-        let stop = msg
-            .and_then(|m| m.get("stopReason"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let digest = e.digest();
+        let has_text = digest.is_some_and(|d| d.has_text);
+        let stop = digest.and_then(|d| d.stop_reason.as_deref()).unwrap_or("");
         let error_or_aborted = !stop.is_empty() && stop != "stop" && stop != "toolUse";
         !has_text && !error_or_aborted
     }
@@ -849,108 +840,13 @@ impl TreeNav {
     }
 }
 
-/// The tool calls of an assistant message, by id.
-fn tool_calls_of(e: &Entry) -> Vec<(String, ToolCall)> {
-    let mut out = Vec::new();
-    let Some(Value::Array(blocks)) = e.slim_message().and_then(|m| m.get("content")) else {
-        return out;
-    };
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) == Some("toolCall")
-            && let Some(id) = b.get("id").and_then(Value::as_str)
-        {
-            out.push((
-                id.to_owned(),
-                ToolCall {
-                    name: b
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    arguments: b
-                        .get("arguments")
-                        .map_or(Value::Null, |a| compact_args(a, 0)),
-                },
-            ));
-        }
-    }
-    out
-}
-
-/// A bounded copy of tool-call arguments: rows show a path, a command or the first 40 characters
-/// of the JSON, so a `write` call's 50 KB content need not be copied for every call of a big
-/// session.
-fn compact_args(v: &Value, depth: usize) -> Value {
-    const MAX_STR: usize = 1024;
-    const MAX_ITEMS: usize = 16;
-    match v {
-        Value::String(s) if s.len() > MAX_STR => {
-            let mut end = MAX_STR;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            Value::String(s[..end].to_owned())
-        }
-        Value::Array(a) if depth < 4 => Value::Array(
-            a.iter()
-                .take(MAX_ITEMS)
-                .map(|x| compact_args(x, depth + 1))
-                .collect(),
-        ),
-        Value::Object(o) if depth < 4 => Value::Object(
-            o.iter()
-                .take(MAX_ITEMS * 2)
-                .map(|(k, x)| (k.clone(), compact_args(x, depth + 1)))
-                .collect(),
-        ),
-        Value::Array(_) | Value::Object(_) => Value::Null,
-        other => other.clone(),
-    }
-}
-
-fn has_text_content(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(s)) => !s.trim().is_empty(),
-        Some(Value::Array(blocks)) => blocks.iter().any(|b| {
-            b.get("type").and_then(Value::as_str) == Some("text")
-                && b.get("text")
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| !t.trim().is_empty())
-        }),
-        _ => false,
-    }
-}
-
-/// pi `extractContent`: the text (string, or text blocks concatenated) cut at 200 characters.
-fn extract_content(content: Option<&Value>) -> String {
-    const MAX: usize = 200;
-    match content {
-        Some(Value::String(s)) => s.chars().take(MAX).collect(),
-        Some(Value::Array(blocks)) => {
-            let mut out = String::new();
-            for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text")
-                    && let Some(t) = b.get("text").and_then(Value::as_str)
-                {
-                    out.push_str(t);
-                    if out.chars().count() >= MAX {
-                        return out.chars().take(MAX).collect();
-                    }
-                }
-            }
-            out
-        }
-        _ => String::new(),
-    }
+fn opt(f: &Option<Box<str>>) -> Option<&str> {
+    f.as_deref()
 }
 
 /// pi `normalize`: newlines and tabs to spaces, trimmed.
 fn normalize(s: &str) -> String {
     s.replace(['\n', '\t'], " ").trim().to_owned()
-}
-
-fn str_of<'a>(m: &'a JsonMap, key: &str) -> Option<&'a str> {
-    m.get(key).and_then(Value::as_str)
 }
 
 /// A query as pi's tree search reads it: lower-cased, split at white space; a text matches
@@ -977,16 +873,15 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
     let s = |k: &str| e.str_field(k).unwrap_or("").to_owned();
     match e.kind {
         EntryKind::Message => {
-            if let Some(m) = e.slim_message() {
-                let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-                parts.push(role.to_owned());
-                if let Some(c) = m.get("content").filter(|c| !c.is_null()) {
-                    parts.push(extract_content(Some(c)));
+            if let Some(d) = e.digest() {
+                parts.push(e.role().unwrap_or("").to_owned());
+                if d.has_content && !d.content_is_null {
+                    parts.push(d.text.to_string());
                 }
-                if role == "bashExecution"
-                    && let Some(cmd) = m.get("command").and_then(Value::as_str)
+                if e.role == Role::BashExecution
+                    && let Some(cmd) = &d.command
                 {
-                    parts.push(cmd.to_owned());
+                    parts.push(cmd.to_string());
                 }
             }
         }
@@ -1118,45 +1013,47 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
     let field = |k: &str| e.str_field(k).unwrap_or("");
     match e.kind {
         EntryKind::Message => {
-            let Some(m) = e.slim_message() else {
+            let Some(m) = e.digest() else {
                 t.push(RowStyle::Dim, "[message]");
                 return t;
             };
-            let role = str_of(m, "role").unwrap_or("");
-            match role {
-                "user" => {
+            match e.role {
+                Role::User => {
                     t.push(RowStyle::UserLabel, "user: ");
-                    t.push(RowStyle::Plain, clean(&extract_content(m.get("content"))));
+                    t.push(RowStyle::Plain, clean(&m.text));
                 }
-                "assistant" => {
+                Role::Assistant => {
                     t.push(RowStyle::AssistantLabel, "assistant: ");
-                    let text = clean(&extract_content(m.get("content")));
+                    let text = clean(&m.text);
                     if !text.is_empty() {
                         t.push(RowStyle::Plain, text);
-                    } else if str_of(m, "stopReason") == Some("aborted") {
+                    } else if opt(&m.stop_reason) == Some("aborted") {
                         t.push(RowStyle::Muted, "(aborted)");
-                    } else if let Some(err) = str_of(m, "errorMessage").filter(|s| !s.is_empty()) {
+                    } else if let Some(err) = opt(&m.error_message).filter(|s| !s.is_empty()) {
                         let err: String = normalize(err).chars().take(80).collect();
                         t.push(RowStyle::Error, sanitize_line(&err).into_owned());
                     } else {
                         t.push(RowStyle::Muted, "(no content)");
                     }
                 }
-                "toolResult" => {
-                    let call = str_of(m, "toolCallId").and_then(|id| tool_calls.get(id));
+                Role::ToolResult => {
+                    let call = opt(&m.tool_call_id).and_then(|id| tool_calls.get(id));
                     let text = match call {
                         Some(c) => format_tool_call(&c.name, &c.arguments, home),
-                        None => format!("[{}]", str_of(m, "toolName").unwrap_or("tool")),
+                        None => format!("[{}]", opt(&m.tool_name).unwrap_or("tool")),
                     };
                     t.push(RowStyle::Muted, sanitize_line(&text).into_owned());
                 }
-                "bashExecution" => {
+                Role::BashExecution => {
                     t.push(
                         RowStyle::Dim,
-                        format!("[bash]: {}", clean(str_of(m, "command").unwrap_or(""))),
+                        format!("[bash]: {}", clean(opt(&m.command).unwrap_or(""))),
                     );
                 }
-                other => t.push(RowStyle::Dim, format!("[{}]", sanitize_line(other))),
+                _ => {
+                    let role = e.role().unwrap_or("");
+                    t.push(RowStyle::Dim, format!("[{}]", sanitize_line(role)));
+                }
             }
         }
         EntryKind::CustomMessage => {

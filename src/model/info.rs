@@ -187,12 +187,25 @@ impl<'a> EntryFacts<'a> {
     }
 
     /// The facts of a parsed entry; `text_buf` holds the joined message text they borrow.
-    /// Reads the entry as loaded: for a slim entry (never one of the listing's own, which are
-    /// whole) the text is the shortened one, which is all agent detection needs.
+    /// Reads the entry as loaded: a slim entry (never one of the listing's own, which are
+    /// whole) gives its message's role and whether it has content, but no text, time or usage,
+    /// which agent detection does not need.
     pub fn of_entry(e: &'a Entry, text_buf: &'a mut Option<String>) -> Self {
         let str_of = |v: Option<&'a Value>| v.and_then(Value::as_str);
         let raw = e.slim();
-        let message = e.slim_message().map(|m| {
+        let slim_message = || {
+            let d = e.digest()?;
+            Some(MessageFacts {
+                role: e.role(),
+                has_content: d.has_content,
+                ..MessageFacts::default()
+            })
+        };
+        let whole_message = raw
+            .get("message")
+            .and_then(Value::as_object)
+            .filter(|_| e.kind == EntryKind::Message);
+        let message = whole_message.map(|m| {
             let role = str_of(m.get("role"));
             if matches!(role, Some("user" | "assistant")) {
                 *text_buf = content_text(m.get("content"));
@@ -205,6 +218,7 @@ impl<'a> EntryFacts<'a> {
                 text: text_buf.as_deref(),
             }
         });
+        let message = if e.is_slim() { slim_message() } else { message };
         EntryFacts {
             kind: e.kind,
             id: &e.id,

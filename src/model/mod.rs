@@ -1,6 +1,7 @@
 //! The session data model: entries, the tree, labels and names, context building, search.
 
 pub mod context;
+pub mod digest;
 pub mod entry;
 pub mod export;
 pub mod flatten;

@@ -540,7 +540,7 @@ impl ParsedSession {
 
     /// An object after the first: an entry, or a second header (ignored).
     fn push_entry(&mut self, e: Entry) {
-        if e.type_name() == "session" {
+        if e.kind == EntryKind::Other && e.type_name() == "session" {
             self.issues.push(ParseIssue {
                 line: e.line,
                 kind: IssueKind::ExtraHeader,
@@ -576,7 +576,7 @@ impl ParsedSession {
                 && m.get("role").and_then(Value::as_str) == Some("hookMessage")
             {
                 m.insert("role".into(), Value::String("custom".into()));
-                e.role = super::entry::Role::Custom;
+                e.refresh_message();
             }
         }
     }
