@@ -17,12 +17,111 @@ use super::entry::JsonMap;
 /// How many characters of a message's text rows and search read (pi `extractContent`).
 pub const TEXT_CHARS: usize = 200;
 
-/// A tool call remembered to label its result (`[read: path]`).
-#[derive(Clone, Debug, PartialEq)]
+/// A tool call remembered to label its result (`[read: path]`): its name and what
+/// `flatten::format_tool_call` shows of its arguments.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolCall {
-    pub name: String,
-    /// The arguments cut for display ([`compact_args`]).
-    pub arguments: Value,
+    pub name: Box<str>,
+    /// For the tools shown by their arguments (`read`, `bash`, …): `path`, `file_path`,
+    /// `command` and `pattern` as text (a string as it is, other values as JSON, cut at
+    /// [`ARG_BYTES`]), `None` when missing, null or empty.
+    pub path: Option<Box<str>>,
+    pub file_path: Option<Box<str>>,
+    pub command: Option<Box<str>>,
+    pub pattern: Option<Box<str>>,
+    /// `offset` and `limit` when integers (`read`).
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+    /// For any other tool: the first [`JSON_HEAD_CHARS`] characters of the arguments as JSON
+    /// (`{}` when there are none), enough to show 40 and tell whether there is more.
+    pub json_head: Box<str>,
+}
+
+/// How much of an argument's text a [`ToolCall`] keeps: rows show a path, a command's first
+/// 50 characters or 40 characters of JSON, so a `write` call's 50 KB content is never copied.
+pub const ARG_BYTES: usize = 1024;
+/// How many characters of an unknown tool's arguments a [`ToolCall`] keeps.
+pub const JSON_HEAD_CHARS: usize = 41;
+
+/// The tools whose rows show named arguments rather than JSON.
+const NAMED_ARG_TOOLS: &[&str] = &["read", "write", "edit", "bash", "grep", "find", "ls"];
+
+impl ToolCall {
+    /// A call of tool `name` with `arguments` (any JSON value; `Null` when missing).
+    pub fn of(name: &str, arguments: &Value) -> ToolCall {
+        let mut call = ToolCall {
+            name: name.into(),
+            ..ToolCall::default()
+        };
+        if !NAMED_ARG_TOOLS.contains(&name) {
+            call.json_head = if arguments.is_null() {
+                "{}".into()
+            } else {
+                json_head(arguments, JSON_HEAD_CHARS).into()
+            };
+            return call;
+        }
+        let text = |key: &str| -> Option<Box<str>> {
+            let t = match arguments.get(key)? {
+                Value::Null => return None,
+                Value::String(s) => s[..floor_char_boundary(s, ARG_BYTES)].to_owned(),
+                other => json_head(other, ARG_BYTES),
+            };
+            (!t.is_empty()).then(|| t.into_boxed_str())
+        };
+        call.path = text("path");
+        call.file_path = text("file_path");
+        call.command = text("command");
+        call.pattern = text("pattern");
+        call.offset = arguments.get("offset").and_then(Value::as_i64);
+        call.limit = arguments.get("limit").and_then(Value::as_i64);
+        call
+    }
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut end = at.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// The first `chars` characters of `v` as JSON, serialized only that far.
+fn json_head(v: &Value, chars: usize) -> String {
+    /// Takes bytes until it holds enough for `chars` characters, then refuses the rest,
+    /// which stops the serializer.
+    struct Head {
+        bytes: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Head {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = self.limit - self.bytes.len();
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let n = buf.len().min(room);
+            self.bytes.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // A character is at most 4 bytes.
+    let mut head = Head {
+        bytes: Vec::new(),
+        limit: chars * 4,
+    };
+    // Stopping early is the point: the error only says the head is full.
+    let _ = serde_json::to_writer(&mut head, v);
+    let valid = match std::str::from_utf8(&head.bytes) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&head.bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    valid.chars().take(chars).collect()
 }
 
 /// The fields of a `message` object the tree's views read.
@@ -125,49 +224,10 @@ fn tool_calls_of(content: Option<&Value>) -> Vec<(String, ToolCall)> {
         .filter_map(|b| {
             let id = b.get("id").and_then(Value::as_str)?;
             let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-            let arguments = b
-                .get("arguments")
-                .map_or(Value::Null, |a| compact_args(a, 0));
-            Some((
-                id.to_owned(),
-                ToolCall {
-                    name: name.to_owned(),
-                    arguments,
-                },
-            ))
+            let arguments = b.get("arguments").unwrap_or(&Value::Null);
+            Some((id.to_owned(), ToolCall::of(name, arguments)))
         })
         .collect()
-}
-
-/// A bounded copy of tool-call arguments: rows show a path, a command or the first 40 characters
-/// of the JSON, so a `write` call's 50 KB content need not be copied for every call of a big
-/// session.
-fn compact_args(v: &Value, depth: usize) -> Value {
-    const MAX_STR: usize = 1024;
-    const MAX_ITEMS: usize = 16;
-    match v {
-        Value::String(s) if s.len() > MAX_STR => {
-            let mut end = MAX_STR;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            Value::String(s[..end].to_owned())
-        }
-        Value::Array(a) if depth < 4 => Value::Array(
-            a.iter()
-                .take(MAX_ITEMS)
-                .map(|x| compact_args(x, depth + 1))
-                .collect(),
-        ),
-        Value::Object(o) if depth < 4 => Value::Object(
-            o.iter()
-                .take(MAX_ITEMS * 2)
-                .map(|(k, x)| (k.clone(), compact_args(x, depth + 1)))
-                .collect(),
-        ),
-        Value::Array(_) | Value::Object(_) => Value::Null,
-        other => other.clone(),
-    }
 }
 
 /// Whether a `content` holds any text that is not blank.
@@ -240,7 +300,7 @@ mod tests {
         );
         assert_eq!(d.tool_calls.len(), 1);
         assert_eq!(d.tool_calls[0].0, "c1");
-        assert_eq!(d.tool_calls[0].1.arguments, json!({"path": "a"}));
+        assert_eq!(d.tool_calls[0].1.path.as_deref(), Some("a"));
     }
 
     #[test]
@@ -267,12 +327,25 @@ mod tests {
     }
 
     #[test]
-    fn tool_call_arguments_are_bounded() {
-        let d = digest(json!({"role": "assistant", "content": [
-            {"type": "toolCall", "id": "w", "name": "write",
-             "arguments": {"path": "f", "content": "x".repeat(50_000)}},
-        ]}));
-        let args = &d.tool_calls[0].1.arguments;
-        assert_eq!(args["content"].as_str().map(str::len), Some(1024));
+    fn tool_calls_keep_only_what_their_row_shows() {
+        let write = ToolCall::of(
+            "write",
+            &json!({"path": "f", "content": "x".repeat(50_000)}),
+        );
+        assert_eq!(write.path.as_deref(), Some("f"));
+        assert_eq!(write.json_head.len(), 0);
+        let bash = ToolCall::of("bash", &json!({"command": "é".repeat(5000)}));
+        assert_eq!(bash.command.as_deref().map(str::len), Some(ARG_BYTES));
+        let odd = ToolCall::of(
+            "read",
+            &json!({"path": {"a": 1}, "offset": 5, "limit": "x"}),
+        );
+        assert_eq!(odd.path.as_deref(), Some(r#"{"a":1}"#));
+        assert_eq!((odd.offset, odd.limit), (Some(5), None));
+        let other = ToolCall::of("mcp", &json!({"q": "ü".repeat(100)}));
+        assert_eq!(other.json_head.chars().count(), JSON_HEAD_CHARS);
+        assert!(other.json_head.starts_with(r#"{"q":"üü"#));
+        assert_eq!(&*ToolCall::of("mcp", &Value::Null).json_head, "{}");
+        assert_eq!(&*ToolCall::of("mcp", &json!([1])).json_head, "[1]");
     }
 }

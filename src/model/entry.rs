@@ -57,6 +57,27 @@ pub enum EntryKind {
 }
 
 impl EntryKind {
+    /// The `type` string of a kind the formats name (`None` for [`EntryKind::Other`]).
+    pub fn type_name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Message => "message",
+            Self::ThinkingLevelChange => "thinking_level_change",
+            Self::ModelChange => "model_change",
+            Self::Compaction => "compaction",
+            Self::BranchSummary => "branch_summary",
+            Self::Custom => "custom",
+            Self::CustomMessage => "custom_message",
+            Self::Label => "label",
+            Self::SessionInfo => "session_info",
+            Self::SessionSummary => "session_summary",
+            Self::ContextCompaction => "context_compaction",
+            Self::ContextWindowChange => "context_window_change",
+            Self::Usage => "usage",
+            Self::ContextEdit => "context_edit",
+            Self::Other => return None,
+        })
+    }
+
     pub fn from_type(t: &str) -> Self {
         match t {
             "message" => Self::Message,
@@ -163,8 +184,18 @@ struct Elided {
     offset: u64,
     len: usize,
     source: Arc<dyn LineSource>,
-    whole: OnceLock<Whole>,
+    /// Boxed when read: most slim entries never are.
+    whole: OnceLock<Box<Whole>>,
+    /// Which of `type`, `id`, `parentId` ([`LIFTED_TYPE`], …) were strings, taken out of the
+    /// slim object since the entry's own fields hold them.
+    lifted: u8,
+    /// `timestamp`, when it was a string taken out of the slim object.
+    timestamp: Option<Box<str>>,
 }
+
+const LIFTED_TYPE: u8 = 1;
+const LIFTED_ID: u8 = 2;
+const LIFTED_PARENT: u8 = 4;
 
 #[derive(Clone, Debug)]
 enum Whole {
@@ -297,13 +328,35 @@ impl Entry {
         source: Arc<dyn LineSource>,
     ) -> Entry {
         let mut e = Entry::new(slim, line);
-        // The digest holds all the views read of the message: its JSON goes.
+        // The digest holds all the views read of the message, and the entry's own fields the
+        // ids, type and time: their JSON goes, which leaves most slim objects empty.
         e.slim.shift_remove("message");
+        let mut lifted = 0;
+        let mut take = |key: &str, bit: u8, ok: bool| {
+            if ok && e.slim.get(key).is_some_and(Value::is_string) {
+                e.slim.shift_remove(key);
+                lifted |= bit;
+            }
+        };
+        take("type", LIFTED_TYPE, e.kind.type_name().is_some());
+        take("id", LIFTED_ID, true);
+        take("parentId", LIFTED_PARENT, true);
+        let timestamp = match e.slim.get("timestamp") {
+            Some(Value::String(_)) => match e.slim.shift_remove("timestamp") {
+                Some(Value::String(t)) => Some(t.into_boxed_str()),
+                _ => None,
+            },
+            _ => None,
+        };
+        // Rebuilt to fit (a map keeps its capacity when keys are removed).
+        e.slim = std::mem::take(&mut e.slim).into_iter().collect();
         e.elided = Some(Box::new(Elided {
             offset,
             len,
             source,
             whole: OnceLock::new(),
+            lifted,
+            timestamp,
         }));
         e
     }
@@ -313,7 +366,7 @@ impl Entry {
         let Some(el) = &self.elided else {
             return &self.slim;
         };
-        match el.whole.get_or_init(|| self.read_whole(el)) {
+        match &**el.whole.get_or_init(|| Box::new(self.read_whole(el))) {
             Whole::Read(map) => map,
             Whole::Unavailable(_, stand_in) => stand_in,
         }
@@ -335,7 +388,7 @@ impl Entry {
         match super::parse::parse_line(&line) {
             super::parse::LineValue::Object(map, _)
                 if map.get("id").and_then(Value::as_str).unwrap_or_default() == self.id
-                    && map.get("type") == self.slim.get("type") =>
+                    && map.get("type").and_then(Value::as_str) == self.str_field("type") =>
             {
                 Whole::Read(map)
             }
@@ -347,7 +400,15 @@ impl Entry {
     }
 
     fn unavailable_whole(&self, why: String) -> Whole {
-        let mut stand_in = self.slim.clone();
+        let mut stand_in = JsonMap::new();
+        for key in ["type", "id", "parentId", "timestamp"] {
+            if self.slim.get(key).is_none()
+                && let Some(v) = self.str_field(key)
+            {
+                stand_in.insert(key.into(), Value::String(v.to_owned()));
+            }
+        }
+        stand_in.extend(self.slim.iter().map(|(k, v)| (k.clone(), v.clone())));
         if let Some(d) = self.digest() {
             stand_in.insert("message".into(), Value::Object(d.stand_in(self.role())));
         }
@@ -367,7 +428,7 @@ impl Entry {
 
     /// Why a slim entry's whole object could not be read back, once [`Entry::raw`] was asked.
     pub fn unavailable(&self) -> Option<&str> {
-        match self.elided.as_ref()?.whole.get()? {
+        match &**self.elided.as_ref()?.whole.get()? {
             Whole::Unavailable(why, _) => Some(why),
             Whole::Read(_) => None,
         }
@@ -394,7 +455,18 @@ impl Entry {
 
     /// A top-level string field (top-level fields are never shortened).
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.slim.get(key).and_then(Value::as_str)
+        if let Some(v) = self.slim.get(key) {
+            return v.as_str();
+        }
+        let el = self.elided.as_deref()?;
+        let lifted = |bit: u8| el.lifted & bit != 0;
+        match key {
+            "type" if lifted(LIFTED_TYPE) => self.kind.type_name(),
+            "id" if lifted(LIFTED_ID) => Some(&self.id),
+            "parentId" if lifted(LIFTED_PARENT) => self.parent_id.as_deref(),
+            "timestamp" => el.timestamp.as_deref(),
+            _ => None,
+        }
     }
 
     pub fn timestamp(&self) -> &str {

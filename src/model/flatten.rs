@@ -931,34 +931,21 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
 }
 
 /// pi `formatToolCall`: `[read: ~/p:1-20]`, `[bash: cmd…]`, `[name: {json}…]`.
-pub fn format_tool_call(name: &str, args: &Value, home: Option<&str>) -> String {
+pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
     // Unlike pi, only a whole folder is replaced: home `/home/al` leaves `/home/alice` alone.
     let shorten = |p: &str| -> String { super::paths::shorten_home(p, home).into_owned() };
-    let arg_str = |k: &str| -> String {
-        match args.get(k) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(v) => v.to_string(),
-        }
-    };
     let path_or = |default: &str| {
-        let p = arg_str("path");
-        let p = if p.is_empty() {
-            arg_str("file_path")
-        } else {
-            p
-        };
-        shorten(if p.is_empty() { default } else { &p })
+        let p = call.path.as_deref().or(call.file_path.as_deref());
+        shorten(p.unwrap_or(default))
     };
-    match name {
+    let path_or_here = || shorten(call.path.as_deref().unwrap_or("."));
+    match &*call.name {
         "read" => {
             let mut display = path_or("");
-            let offset = args.get("offset").and_then(Value::as_i64);
-            let limit = args.get("limit").and_then(Value::as_i64);
-            if offset.is_some() || limit.is_some() {
-                let start = offset.unwrap_or(1);
+            if call.offset.is_some() || call.limit.is_some() {
+                let start = call.offset.unwrap_or(1);
                 display.push_str(&format!(":{start}"));
-                if let Some(l) = limit {
+                if let Some(l) = call.limit {
                     display.push_str(&format!("-{}", start + l - 1));
                 }
             }
@@ -967,37 +954,24 @@ pub fn format_tool_call(name: &str, args: &Value, home: Option<&str>) -> String 
         "write" => format!("[write: {}]", path_or("")),
         "edit" => format!("[edit: {}]", path_or("")),
         "bash" => {
-            let raw = arg_str("command");
-            let cmd: String = normalize(&raw).chars().take(50).collect();
+            let raw = opt(&call.command).unwrap_or("");
+            let cmd: String = normalize(raw).chars().take(50).collect();
             let more = if raw.chars().count() > 50 { "..." } else { "" };
             format!("[bash: {cmd}{more}]")
         }
-        "grep" => {
-            let p = arg_str("path");
-            format!(
-                "[grep: /{}/ in {}]",
-                arg_str("pattern"),
-                shorten(if p.is_empty() { "." } else { &p })
-            )
-        }
-        "find" => {
-            let p = arg_str("path");
-            format!(
-                "[find: {} in {}]",
-                arg_str("pattern"),
-                shorten(if p.is_empty() { "." } else { &p })
-            )
-        }
-        "ls" => {
-            let p = arg_str("path");
-            format!("[ls: {}]", shorten(if p.is_empty() { "." } else { &p }))
-        }
-        _ => {
-            let json = if args.is_null() {
-                "{}".to_owned()
-            } else {
-                args.to_string()
-            };
+        "grep" => format!(
+            "[grep: /{}/ in {}]",
+            opt(&call.pattern).unwrap_or(""),
+            path_or_here()
+        ),
+        "find" => format!(
+            "[find: {} in {}]",
+            opt(&call.pattern).unwrap_or(""),
+            path_or_here()
+        ),
+        "ls" => format!("[ls: {}]", path_or_here()),
+        name => {
+            let json = &call.json_head;
             let cut: String = json.chars().take(40).collect();
             let more = if json.chars().count() > 40 { "..." } else { "" };
             format!("[{name}: {cut}{more}]")
@@ -1039,7 +1013,7 @@ pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<
                 Role::ToolResult => {
                     let call = opt(&m.tool_call_id).and_then(|id| tool_calls.get(id));
                     let text = match call {
-                        Some(c) => format_tool_call(&c.name, &c.arguments, home),
+                        Some(c) => format_tool_call(c, home),
                         None => format!("[{}]", opt(&m.tool_name).unwrap_or("tool")),
                     };
                     t.push(RowStyle::Muted, sanitize_line(&text).into_owned());
@@ -1207,8 +1181,7 @@ mod tests {
         assert_eq!(text(3), "[compaction: 50k tokens]");
         assert_eq!(
             format_tool_call(
-                "bash",
-                &serde_json::json!({"command": "x".repeat(60)}),
+                &ToolCall::of("bash", &serde_json::json!({"command": "x".repeat(60)})),
                 None
             ),
             format!("[bash: {}...]", "x".repeat(50))

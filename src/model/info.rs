@@ -223,7 +223,7 @@ impl<'a> EntryFacts<'a> {
             kind: e.kind,
             id: &e.id,
             parent_id: e.parent_id.as_deref(),
-            timestamp: str_of(raw.get("timestamp")),
+            timestamp: e.str_field("timestamp"),
             message,
             name: str_of(raw.get("name")),
             target_id: str_of(raw.get("targetId")),
