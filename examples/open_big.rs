@@ -1,7 +1,8 @@
 //! Opens one session file and reports how long each step takes and the memory it needs:
 //! `cargo run --release --example open_big -- FILE`. The first figure is what a user waits
 //! for: the session view ready to draw (load, tree rows, the leaf's transcript), as the app
-//! builds it off the UI thread; then the same steps one by one, and the peak RSS.
+//! builds it off the UI thread; then the same steps one by one, and the peak RSS. With
+//! `--ready` only the first figure (`scripts/bench-large.sh` runs it against `cat`).
 #![forbid(unsafe_code)]
 
 use std::time::Instant;
@@ -29,7 +30,15 @@ fn status_kb(key: &str) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: open_big FILE")?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let ready_only = args.first().is_some_and(|a| a == "--ready");
+    if ready_only {
+        args.remove(0);
+    }
+    let path = args
+        .first()
+        .ok_or("usage: open_big [--ready] FILE")?
+        .clone();
     let size = std::fs::metadata(&path)?.len();
     let t = Instant::now();
     let view = grove::app::session_view::SessionViewState::open(
@@ -40,11 +49,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let ready = t.elapsed();
     println!(
-        "session view ready in {ready:.2?} ({} tree rows, {} transcript lines); peak RSS {} MB",
+        "session view ready in {} ms ({} tree rows, {} transcript lines); peak RSS {} MB",
+        ready.as_millis(),
         view.nav.rows().len(),
         view.transcript.lines.len(),
         rss_kb() / 1024
     );
+    if ready_only {
+        return Ok(());
+    }
     drop(view);
     let t = Instant::now();
     let session = load_session(path.as_ref())?;

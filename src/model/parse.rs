@@ -315,6 +315,8 @@ pub trait SlimParser: Sync {
 pub struct SlimLoad<'a> {
     pub parser: &'a dyn SlimParser,
     pub source: &'a std::sync::Arc<dyn super::entry::LineSource>,
+    /// The file's size, to make room for its entries at once rather than by doubling.
+    pub expected_bytes: u64,
 }
 
 /// A line's parse: an object (as an entry when it may be one), or why there is none.
@@ -351,6 +353,8 @@ fn read_blocks<R: Read>(
         data.append(&mut carry);
         // Doubling for a line longer than a block: no quadratic copying.
         let want = data.len().max(BLOCK_BYTES) as u64;
+        // Room for the whole read at once: growing by steps copies the block each time.
+        data.reserve(want as usize + 1);
         let n = (&mut reader).take(want).read_to_end(&mut data)? as u64;
         total += n;
         let eof = n < want;
@@ -381,6 +385,15 @@ fn read_blocks<R: Read>(
         }
     }
     Ok((total, last_newline))
+}
+
+/// The number of entries a file of `load.expected_bytes` holds, extrapolated from its first
+/// block (held to one per 64 bytes, in case that block is not like the rest).
+fn expected_entries(first: &Block, lines: usize, load: SlimLoad<'_>) -> usize {
+    let bytes = first.data.len().max(1) as u64;
+    let estimate = load.expected_bytes.saturating_mul(lines as u64) / bytes;
+    let cap = load.expected_bytes / 64;
+    (estimate.min(cap) as usize).saturating_add(estimate as usize / 20)
 }
 
 impl Block {
@@ -475,6 +488,12 @@ impl ParsedSession {
             let mut next_line = 1;
             for block in rx {
                 let parsed = block.parse(next_line, slim);
+                if next_line == 1
+                    && let Some(load) = slim
+                {
+                    s.entries
+                        .reserve(expected_entries(&block, parsed.len(), load));
+                }
                 next_line += parsed.len();
                 for (number, parsed) in parsed {
                     s.push(number, parsed);

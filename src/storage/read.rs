@@ -92,6 +92,7 @@ pub fn load_session_with(path: &Path, mode: SlimMode) -> Result<Session, ReadErr
         let load = SlimLoad {
             parser: &SkimParser,
             source: &source,
+            expected_bytes: meta.len(),
         };
         ParsedSession::read_with(file, Some(load))
     } else {
