@@ -10,10 +10,6 @@ use std::time::Instant;
 use grove::model::context::{Dialect, LeafChoice, build_context};
 use grove::storage::read::load_session;
 
-// As in the `grove` binary.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn rss_kb() -> u64 {
     status_kb("VmHWM:")
 }

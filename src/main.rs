@@ -8,12 +8,6 @@ use clap::Parser;
 use grove::cli::{Cli, run};
 use grove::ui::sanitize::sanitize_line;
 
-// Loading a large session makes and frees millions of small objects on several threads at
-// once; mimalloc does that in about half the time of the system allocator and hands freed
-// memory back (docs/bench.md, "Large sessions").
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = run_cli(&cli);
