@@ -12,7 +12,7 @@ use grove::model::context::{Dialect, LeafChoice, build_context};
 use grove::model::entry::{ELIDE_KEEP, ELIDE_OVER, EntryKind, JsonMap};
 use grove::model::flatten::{FilterMode, TreeNav, row_text, searchable_text};
 use grove::model::tree::Session;
-use grove::storage::fastscan::skim::{BLOCK_KEEPS, MESSAGE_KEEPS, skim_line};
+use grove::storage::fastscan::skim::skim_line;
 use grove::storage::read::{SlimMode, load_session_with};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -33,69 +33,35 @@ fn kept_len(s: &str) -> usize {
     }
 }
 
-/// The rule, written plainly: a `message` keeps MESSAGE_KEEPS, its content blocks BLOCK_KEEPS,
-/// and strings longer than ELIDE_OVER bytes in `message.content` or nested below a top-level
-/// field's direct children keep `kept_len` bytes. `level`: top-level fields are 1; `named`: the
-/// value is `message.content`.
-fn shorten(v: &Value, level: u32, named: bool) -> Value {
+/// The rule, written plainly: strings longer than ELIDE_OVER bytes nested below a top-level
+/// field's direct children keep `kept_len` bytes (`level`: top-level fields are 1); a message
+/// entry's `message` object is read into its digest instead.
+fn shorten(v: &Value, level: u32) -> Value {
     match v {
-        Value::String(s) if s.len() > ELIDE_OVER && (level >= 3 || named) => {
+        Value::String(s) if s.len() > ELIDE_OVER && level >= 3 => {
             Value::String(s[..kept_len(s)].to_owned())
         }
         Value::Object(m) => Value::Object(
             m.iter()
-                .map(|(k, child)| (k.clone(), shorten(child, level + 1, false)))
+                .map(|(k, child)| (k.clone(), shorten(child, level + 1)))
                 .collect(),
         ),
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|child| shorten(child, level + 1, false))
+                .map(|child| shorten(child, level + 1))
                 .collect(),
         ),
         other => other.clone(),
     }
 }
 
-fn keep_only(m: &JsonMap, keys: &[&str]) -> JsonMap {
-    m.iter()
-        .filter(|(k, _)| keys.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-/// A message's fields as a slim entry keeps them.
-fn slim_message(m: &JsonMap) -> JsonMap {
-    keep_only(m, MESSAGE_KEEPS)
-        .into_iter()
-        .map(|(k, v)| {
-            let v = match v {
-                Value::Array(blocks) if k == "content" => Value::Array(
-                    blocks
-                        .into_iter()
-                        .map(|b| match b {
-                            Value::Object(b) => Value::Object(keep_only(&b, BLOCK_KEEPS)),
-                            other => other,
-                        })
-                        .collect(),
-                ),
-                other => other,
-            };
-            let named = k == "content";
-            (k, shorten(&v, 2, named))
-        })
-        .collect()
-}
-
+/// The slim object of an entry's whole one: its message goes into the digest.
 fn slim_of(raw: &JsonMap) -> JsonMap {
+    let message_entry = raw.get("type").and_then(Value::as_str) == Some("message");
     raw.iter()
-        .map(|(k, v)| {
-            let v = match v {
-                Value::Object(m) if k == "message" => Value::Object(slim_message(m)),
-                other => shorten(other, 1, false),
-            };
-            (k.clone(), v)
-        })
+        .filter(|(k, v)| !(message_entry && *k == "message" && v.is_object()))
+        .map(|(k, v)| (k.clone(), shorten(v, 1)))
         .collect()
 }
 
@@ -133,10 +99,20 @@ fn assert_slim_is_whole(path: &Path) -> usize {
                 .split(|&b| b == b'\n')
                 .nth(w.line - 1)
                 .unwrap_or_default();
-            let (parsed, elided) = skim_line(line).expect("a slim entry's line parses slim");
-            assert!(elided, "{name} line {}", w.line);
+            let skimmed = skim_line(line).expect("a slim entry's line parses slim");
+            assert!(skimmed.elided, "{name} line {}", w.line);
             let rule = slim_of(w.raw());
-            assert_eq!(parsed, rule, "{name} line {}", w.line);
+            assert_eq!(skimmed.object, rule, "{name} line {}", w.line);
+            let (role, digest) = match &skimmed.message {
+                Some((role, digest)) => (*role, Some(digest)),
+                None => (w.role, None),
+            };
+            assert_eq!(
+                (role, digest),
+                (w.role, w.digest().filter(|_| skimmed.message.is_some())),
+                "{name} line {}",
+                w.line
+            );
             let mut top = rule;
             top.shift_remove("message");
             // String ids, parent, time and a known type are held by the entry itself.

@@ -23,8 +23,8 @@ pub const TEXT_CHARS: usize = 200;
 pub struct ToolCall {
     pub name: Box<str>,
     /// For the tools shown by their arguments (`read`, `bash`, …): `path`, `file_path`,
-    /// `command` and `pattern` as text (a string as it is, other values as JSON, cut at
-    /// [`ARG_BYTES`]), `None` when missing, null or empty.
+    /// `command` and `pattern` as text (a string cut at [`ARG_BYTES`], another value as the
+    /// first [`ARG_JSON_CHARS`] characters of its JSON), `None` when missing, null or empty.
     pub path: Option<Box<str>>,
     pub file_path: Option<Box<str>>,
     pub command: Option<Box<str>>,
@@ -40,6 +40,9 @@ pub struct ToolCall {
 /// How much of an argument's text a [`ToolCall`] keeps: rows show a path, a command's first
 /// 50 characters or 40 characters of JSON, so a `write` call's 50 KB content is never copied.
 pub const ARG_BYTES: usize = 1024;
+/// How many characters of the JSON of a named argument that is not a string a [`ToolCall`]
+/// keeps (fewer than a slim entry's shortened strings hold, so slim and whole read the same).
+pub const ARG_JSON_CHARS: usize = 200;
 /// How many characters of an unknown tool's arguments a [`ToolCall`] keeps.
 pub const JSON_HEAD_CHARS: usize = 41;
 
@@ -65,7 +68,7 @@ impl ToolCall {
             let t = match arguments.get(key)? {
                 Value::Null => return None,
                 Value::String(s) => s[..floor_char_boundary(s, ARG_BYTES)].to_owned(),
-                other => json_head(other, ARG_BYTES),
+                other => json_head(other, ARG_JSON_CHARS),
             };
             (!t.is_empty()).then(|| t.into_boxed_str())
         };

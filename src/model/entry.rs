@@ -319,15 +319,18 @@ impl Entry {
         self.digest = digest_of(self.kind, self.raw());
     }
 
-    /// An entry loaded slim from the line at `offset..offset + len` of `source`.
+    /// An entry loaded slim from the line at `(offset, len)` of `source`.
     pub fn new_slim(
-        slim: JsonMap,
+        skimmed: super::parse::Skimmed,
         line: usize,
-        offset: u64,
-        len: usize,
+        (offset, len): (u64, usize),
         source: Arc<dyn LineSource>,
     ) -> Entry {
-        let mut e = Entry::new(slim, line);
+        let mut e = Entry::new(skimmed.object, line);
+        if let Some((role, digest)) = skimmed.message {
+            e.role = role;
+            e.digest = Some(Box::new(digest));
+        }
         // The digest holds all the views read of the message, and the entry's own fields the
         // ids, type and time: their JSON goes, which leaves most slim objects empty.
         e.slim.shift_remove("message");

@@ -109,6 +109,10 @@ pub struct Row {
 
 pub use super::digest::ToolCall;
 
+/// Tool calls by id, to label their results. Hashed with foldhash: a big session has a
+/// hundred thousand of them.
+pub type ToolCalls = HashMap<String, ToolCall, foldhash::fast::RandomState>;
+
 /// How a piece of row text is styled; the UI maps these to colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowStyle {
@@ -153,7 +157,7 @@ pub struct TreeNav {
     /// Every entry in display order (pre-order, active branch first).
     order: Vec<usize>,
     /// Tool calls by id, to label their results.
-    tool_calls: HashMap<String, ToolCall>,
+    tool_calls: ToolCalls,
     leaf: Option<usize>,
     on_active_path: Vec<bool>,
     /// Labelled entries (by index), refreshed by [`TreeNav::set_labels`].
@@ -202,7 +206,7 @@ impl TreeNav {
         }
         let mut nav = TreeNav {
             order: Vec::with_capacity(n),
-            tool_calls: HashMap::new(),
+            tool_calls: ToolCalls::default(),
             leaf: leaf.filter(|&l| l < n),
             on_active_path,
             labeled: vec![false; n],
@@ -570,7 +574,7 @@ impl TreeNav {
         }
     }
 
-    pub fn tool_calls(&self) -> &HashMap<String, ToolCall> {
+    pub fn tool_calls(&self) -> &ToolCalls {
         &self.tool_calls
     }
 
@@ -981,7 +985,7 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
 
 /// The one-line text of an entry's row (pi `getEntryDisplayText`, plus Atomic and pi 1.6.0
 /// types, and a visible tag for types pi leaves blank). Sanitised.
-pub fn row_text(e: &Entry, tool_calls: &HashMap<String, ToolCall>, home: Option<&str>) -> RowText {
+pub fn row_text(e: &Entry, tool_calls: &ToolCalls, home: Option<&str>) -> RowText {
     let mut t = RowText::default();
     let clean = |s: &str| sanitize_line(&normalize(s)).into_owned();
     let field = |k: &str| e.str_field(k).unwrap_or("");

@@ -304,10 +304,21 @@ pub fn entry_from(raw: JsonMap, line: usize) -> Entry {
 /// fraction of the time, and only a few blocks of raw lines are held at once.
 const BLOCK_BYTES: usize = 8 << 20;
 
-/// Parses long lines slim (see [`crate::model::entry`]): `None` when a line is not taken (it is
-/// then parsed whole), else the object and whether any string in it was shortened.
+/// Parses lines slim (see [`crate::model::entry`]): `None` when a line is not taken (it is
+/// then parsed whole).
 pub trait SlimParser: Sync {
-    fn parse_slim(&self, bytes: &[u8]) -> Option<(JsonMap, bool)>;
+    fn parse_slim(&self, bytes: &[u8]) -> Option<Skimmed>;
+}
+
+/// A line parsed slim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skimmed {
+    /// The object, without `message` when that was read into `message`.
+    pub object: JsonMap,
+    /// A `message` entry's message: the role it names and its digest.
+    pub message: Option<(super::entry::Role, super::digest::MessageDigest)>,
+    /// Whether anything was left out (the message, or part of a long string).
+    pub elided: bool,
 }
 
 /// What a slim load needs: the parser, and the file to read whole entries back from.
@@ -434,14 +445,14 @@ fn parse_one(line: &RawLine<'_>, slim: Option<SlimLoad<'_>>) -> Parsed {
     // The first line (the header, maybe after a byte-order mark) is always whole.
     if let Some(load) = slim
         && line.offset > 0
-        && let Some((map, elided)) = load.parser.parse_slim(line.bytes)
+        && let Some(skimmed) = load.parser.parse_slim(line.bytes)
     {
         return Parsed::Entry(
-            if elided {
-                let len = line.bytes.len();
-                Entry::new_slim(map, line.number, line.offset, len, load.source.clone())
+            if skimmed.elided {
+                let at = (line.offset, line.bytes.len());
+                Entry::new_slim(skimmed, line.number, at, load.source.clone())
             } else {
-                Entry::new(map, line.number)
+                Entry::new(skimmed.object, line.number)
             },
             None,
         );

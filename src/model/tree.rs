@@ -44,11 +44,15 @@ impl NameState {
     }
 }
 
+/// Entry index by id. Hashed with foldhash (seeded per process): a big session has hundreds of
+/// thousands of ids, and SipHash was most of building its tree.
+pub type IdIndex = HashMap<String, usize, foldhash::fast::RandomState>;
+
 /// The tree over a session's entries.
 #[derive(Clone, Debug, Default)]
 pub struct SessionTree {
     /// id → index of the *last* entry with that id (later duplicates shadow earlier ones, as in pi).
-    pub by_id: HashMap<String, usize>,
+    pub by_id: IdIndex,
     /// Resolved parent of each entry; `None` for roots (null, missing, self or unknown parent,
     /// or a cycle broken here).
     pub parent: Vec<Option<usize>>,
@@ -72,6 +76,7 @@ impl SessionTree {
             parent: vec![None; n],
             children: vec![Vec::new(); n],
             leaf: n.checked_sub(1),
+            by_id: IdIndex::with_capacity_and_hasher(n, Default::default()),
             ..Default::default()
         };
         for (i, e) in entries.iter().enumerate() {

@@ -1,68 +1,41 @@
 //! Slim parsing of lines for large sessions (see [`crate::model::entry`]): the line is walked
 //! with the listing scan's validating [`Cursor`], building the same `serde_json` object a full
-//! parse builds, minus what the tree never looks at: a `message` keeps only
-//! [`MESSAGE_KEEPS`], its content blocks only [`BLOCK_KEEPS`] (so images and thinking are
-//! validated and skipped, never built), and a long string in a place that may be shortened
-//! keeps only its first [`ELIDE_KEEP`] bytes and is never copied or unescaped beyond them.
+//! parse builds minus what the tree never looks at. A long string nested below a top-level
+//! field's direct children keeps only its first [`ELIDE_KEEP`] bytes and is never copied or
+//! unescaped beyond them. A `message` entry's `message` object is not built at all: its
+//! [`MessageDigest`], all the views read of it, is read straight off the line (text blocks
+//! only as far as the digest's 200 characters need, images, thinking and usage validated and
+//! skipped), and the entry reads its whole object back from the file when asked.
 //!
 //! The rules the cursor follows (module docs of [`super`]) make it take a line only when
-//! serde_json would take it too, and give up (`None`) on anything unusual; such a line is then
-//! parsed whole, so a slim parse can only ever differ from the full one in what the rule leaves
-//! out. `tests/slim_load.rs` checks exactly that, and that the tree's rows, its search and the
+//! serde_json would take it too, and give up (`None`) on anything unusual (a key repeated in a
+//! message or content block included); such a line is then parsed whole, so a slim parse can
+//! only ever differ from the full one in what the rule leaves out. `tests/slim_load.rs` checks
+//! exactly that: the object is the whole one shortened by the rule, the digest is the one
+//! [`MessageDigest::of`] takes of the whole message, and the tree's rows, its search and the
 //! context read the same from slim entries as from whole ones.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::Cursor;
-use crate::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap};
-use crate::model::parse::SlimParser;
+use super::{Cursor, once};
+use crate::model::digest::{MessageDigest, TEXT_CHARS, ToolCall};
+use crate::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
+use crate::model::parse::{Skimmed, SlimParser};
 
 /// The slim parser of [`crate::storage::read::load_session`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SkimParser;
 
 impl SlimParser for SkimParser {
-    fn parse_slim(&self, bytes: &[u8]) -> Option<(JsonMap, bool)> {
+    fn parse_slim(&self, bytes: &[u8]) -> Option<Skimmed> {
         skim_line(bytes)
     }
 }
 
-/// The fields of a `message` a slim entry keeps: what rows, tree search, tool-call labels and
-/// the model replay read.
-pub const MESSAGE_KEEPS: &[&str] = &[
-    "role",
-    "content",
-    "stopReason",
-    "errorMessage",
-    "toolCallId",
-    "toolName",
-    "command",
-    "provider",
-    "model",
-    "customType",
-];
-
-/// The fields of a content block a slim entry keeps: text, and tool calls.
-pub const BLOCK_KEEPS: &[&str] = &["type", "text", "id", "name", "arguments"];
-
-/// Where a value sits, which decides what of it is kept.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    /// The line's object.
-    Root,
-    /// The top-level `message` object.
-    Message,
-    /// The `content` array of the message.
-    Content,
-    /// A block of that array.
-    Block,
-    /// Anything else.
-    Other,
-}
-
-/// Parses one line slim: the object and whether anything was left out; `None` when the line
-/// is not taken (it must then be parsed whole).
-pub fn skim_line(bytes: &[u8]) -> Option<(JsonMap, bool)> {
+/// Parses one line slim; `None` when the line is not taken (it must then be parsed whole).
+pub fn skim_line(bytes: &[u8]) -> Option<Skimmed> {
     // Checks UTF-8 and rules out control characters, which the cursor's readers rely on.
     let mut cur = Cursor::new(bytes)?;
     cur.ws();
@@ -70,48 +43,58 @@ pub fn skim_line(bytes: &[u8]) -> Option<(JsonMap, bool)> {
         return None;
     }
     let mut elided = false;
-    let map = object(&mut cur, 0, Place::Root, &mut elided)?;
+    let mut map = JsonMap::new();
+    let mut message = None;
+    cur.object(|c, key| {
+        if key == "message" && message.is_some() {
+            return None; // repeated: left to the full parse
+        }
+        if key == "message" && c.peek()? == b'{' {
+            message = Some(message_digest(c)?);
+            map.shift_remove("message");
+            return Some(());
+        }
+        let v = value(c, 1, false, &mut elided)?;
+        map.insert(key.to_owned(), v);
+        Some(())
+    })?;
     cur.ws();
-    (cur.i == bytes.len()).then_some((map, elided))
+    if cur.i != bytes.len() {
+        return None;
+    }
+    if message.is_some() {
+        // Only a `message` entry's message has a digest; anything else is parsed whole.
+        if map.get("type").and_then(Value::as_str) != Some("message") {
+            return None;
+        }
+        elided = true;
+    }
+    Some(Skimmed {
+        object: map,
+        message,
+        elided,
+    })
 }
 
-/// Strings that may be shortened: the `content` of the top-level `message`, and anything
-/// nested deeper than a top-level field's direct children. `level` is the value's
-/// nesting (top-level fields are level 1).
-fn may_shorten(level: u32, parent: Place, key: Option<&str>) -> bool {
-    level >= 3 || (parent == Place::Message && key == Some("content"))
+/// Strings nested below a top-level field's direct children may be shortened (top-level fields
+/// are level 1).
+fn may_shorten(level: u32) -> bool {
+    level >= 3
 }
 
-fn value<'a>(
-    c: &mut Cursor<'a>,
-    level: u32,
-    place: Place,
-    shorten: bool,
-    elided: &mut bool,
-) -> Option<Value> {
+fn value<'a>(c: &mut Cursor<'a>, level: u32, shorten: bool, elided: &mut bool) -> Option<Value> {
     match c.peek()? {
         b'"' if shorten => {
             let (text, was_shortened) = string_maybe_shortened(c)?;
             *elided |= was_shortened;
-            Some(Value::String(text))
+            Some(Value::String(text.into_owned()))
         }
         b'"' => c.string().map(|s| Value::String(s.into_owned())),
-        b'{' => object(c, level, place, elided).map(Value::Object),
+        b'{' => object(c, level, elided).map(Value::Object),
         b'[' => {
-            let item_place = if place == Place::Content {
-                Place::Block
-            } else {
-                Place::Other
-            };
             let mut items = Vec::new();
             c.array(|c| {
-                items.push(value(
-                    c,
-                    level + 1,
-                    item_place,
-                    may_shorten(level + 1, Place::Other, None),
-                    elided,
-                )?);
+                items.push(value(c, level + 1, may_shorten(level + 1), elided)?);
                 Some(())
             })?;
             Some(Value::Array(items))
@@ -131,46 +114,173 @@ fn value<'a>(
 
 /// An object at `level` (its fields are one deeper). A repeated key keeps its first place and
 /// its last value, as serde_json's own map does.
-fn object<'a>(c: &mut Cursor<'a>, level: u32, place: Place, elided: &mut bool) -> Option<JsonMap> {
+fn object<'a>(c: &mut Cursor<'a>, level: u32, elided: &mut bool) -> Option<JsonMap> {
     let mut map = JsonMap::new();
     c.object(|c, key| {
-        let keeps = match place {
-            Place::Message => MESSAGE_KEEPS.contains(&key),
-            Place::Block => BLOCK_KEEPS.contains(&key),
-            _ => true,
-        };
-        if !keeps {
-            *elided = true;
-            return c.skip();
-        }
-        let child_place = match (place, key) {
-            (Place::Root, "message") => Place::Message,
-            (Place::Message, "content") => Place::Content,
-            _ => Place::Other,
-        };
-        let shorten = may_shorten(level + 1, place, Some(key));
-        let v = value(c, level + 1, child_place, shorten, elided)?;
+        let v = value(c, level + 1, may_shorten(level + 1), elided)?;
         map.insert(key.to_owned(), v);
         Some(())
     })?;
     Some(map)
 }
 
+/// The digest of a `message` object (at `{`) and the role it names: what
+/// [`MessageDigest::of`] takes of the same object parsed whole.
+fn message_digest(c: &mut Cursor<'_>) -> Option<(Role, MessageDigest)> {
+    let mut role: Option<Option<Cow<'_, str>>> = None;
+    let mut content: Option<Content> = None;
+    let mut fields: [Option<Option<Box<str>>>; 7] = Default::default();
+    const FIELDS: [&str; 7] = [
+        "stopReason",
+        "errorMessage",
+        "toolCallId",
+        "toolName",
+        "command",
+        "provider",
+        "model",
+    ];
+    c.object(|c, key| {
+        if key == "role" {
+            return once(&mut role, c.str_value()?);
+        }
+        if key == "content" {
+            return once(&mut content, Content::read(c)?);
+        }
+        match FIELDS.iter().position(|&f| f == key) {
+            Some(i) => once(&mut fields[i], c.str_value()?.map(Box::from)),
+            None => c.skip(),
+        }
+    })?;
+    let role_str = role.flatten();
+    let role = role_str.as_deref().map_or(Role::None, Role::of_str);
+    let [
+        stop_reason,
+        error_message,
+        tool_call_id,
+        tool_name,
+        command,
+        provider,
+        model,
+    ] = fields.map(Option::flatten);
+    let has_content = content.is_some();
+    let content = content.unwrap_or_default();
+    let digest = MessageDigest {
+        other_role: role_str.filter(|_| role == Role::Other).map(Box::from),
+        has_content,
+        content_is_null: content.is_null,
+        text: content.text.into_boxed_str(),
+        has_text: content.has_text,
+        stop_reason,
+        error_message,
+        tool_call_id,
+        tool_name,
+        command,
+        provider,
+        model,
+        tool_calls: if role == Role::Assistant {
+            content.tool_calls
+        } else {
+            Vec::new()
+        },
+    };
+    Some((role, digest))
+}
+
+/// What a digest takes of a message's `content`.
+#[derive(Default)]
+struct Content {
+    is_null: bool,
+    /// The first [`TEXT_CHARS`] characters of its text (`extract_content`).
+    text: String,
+    /// Whether its text holds anything but white space (`has_text_content`).
+    has_text: bool,
+    tool_calls: Vec<(String, ToolCall)>,
+}
+
+impl Content {
+    /// Reads a `content` value (at its first byte).
+    fn read(c: &mut Cursor<'_>) -> Option<Content> {
+        let mut out = Content::default();
+        match c.peek()? {
+            b'"' => {
+                let (text, _) = string_maybe_shortened(c)?;
+                out.has_text = !text.trim().is_empty();
+                out.text = text.chars().take(TEXT_CHARS).collect();
+            }
+            b'[' => c.array(|c| out.block(c))?,
+            b'n' => {
+                c.literal(b"null")?;
+                out.is_null = true;
+            }
+            _ => c.skip()?,
+        }
+        Some(out)
+    }
+
+    /// One element of a `content` array: text and tool-call blocks count, the rest is skipped.
+    fn block(&mut self, c: &mut Cursor<'_>) -> Option<()> {
+        if c.peek()? != b'{' {
+            return c.skip();
+        }
+        let mut ty: Option<Option<Cow<'_, str>>> = None;
+        let mut text: Option<Option<Cow<'_, str>>> = None;
+        let (mut id, mut name, mut arguments) = (None, None, None);
+        let mut elided = false;
+        c.object(|c, key| match key {
+            "type" => once(&mut ty, c.str_value()?),
+            "text" => {
+                let t = if c.peek()? == b'"' {
+                    Some(string_maybe_shortened(c)?.0)
+                } else {
+                    c.skip()?;
+                    None
+                };
+                once(&mut text, t)
+            }
+            "id" => once(&mut id, c.str_value()?),
+            "name" => once(&mut name, c.str_value()?),
+            // A block's fields are level 4: their strings may be shortened.
+            "arguments" => once(&mut arguments, value(c, 4, true, &mut elided)?),
+            _ => c.skip(),
+        })?;
+        match ty.flatten().as_deref() {
+            Some("text") => {
+                if let Some(t) = text.flatten() {
+                    self.has_text |= !t.trim().is_empty();
+                    let have = self.text.chars().count();
+                    self.text
+                        .extend(t.chars().take(TEXT_CHARS.saturating_sub(have)));
+                }
+            }
+            Some("toolCall") => {
+                if let Some(id) = id.flatten() {
+                    let name = name.flatten().unwrap_or_default();
+                    let arguments = arguments.unwrap_or(Value::Null);
+                    self.tool_calls
+                        .push((id.into_owned(), ToolCall::of(&name, &arguments)));
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
+
 /// A string (at its opening quote): whole when its unescaped length is at most [`ELIDE_OVER`]
 /// bytes, else its first [`ELIDE_KEEP`] bytes cut back to a character boundary.
-fn string_maybe_shortened(c: &mut Cursor<'_>) -> Option<(String, bool)> {
+fn string_maybe_shortened<'a>(c: &mut Cursor<'a>) -> Option<(Cow<'a, str>, bool)> {
     let (start, end, escaped) = c.skip_str()?;
     let inner = c.s.get(start..end)?;
     if !escaped {
         if inner.len() <= ELIDE_OVER {
-            return Some((inner.to_owned(), false));
+            return Some((Cow::Borrowed(inner), false));
         }
-        return Some((inner[..kept_len(inner)].to_owned(), true));
+        return Some((Cow::Borrowed(&inner[..kept_len(inner)]), true));
     }
     match unescaped_prefix(inner) {
-        Some(prefix) => Some((prefix, true)),
+        Some(prefix) => Some((Cow::Owned(prefix), true)),
         // Short after unescaping: the whole string.
-        None => super::unescape(inner).map(|s| (s, false)),
+        None => super::unescape(inner).map(|s| (Cow::Owned(s), false)),
     }
 }
 
@@ -258,64 +368,101 @@ mod tests {
         }
     }
 
-    #[test]
-    fn short_lines_come_out_whole() {
-        let line = r#"{"type":"message","id":"a","parentId":null,"n":-1.5e3,"ok":true,"z":[1,{"k":"v\n"}],"message":{"role":"user","content":"hi \u00e9"}}"#;
-        let (map, elided) = skim_line(line.as_bytes()).unwrap();
-        assert!(!elided);
-        assert_eq!(map, whole(line));
+    fn skim(line: &str) -> Skimmed {
+        skim_line(line.as_bytes()).expect("the line is taken")
+    }
+
+    /// A message line's digest is the whole message's, and the rest of its object is whole.
+    fn assert_digest_is_whole(line: &str) -> Skimmed {
+        let skimmed = skim(line);
+        let mut w = whole(line);
+        let message = w.shift_remove("message").expect("a message");
+        let message = message.as_object().expect("an object");
+        let (role, digest) = skimmed.message.clone().expect("a digest");
+        assert_eq!(digest, MessageDigest::of(message), "{line}");
+        let mut with_message = w.clone();
+        with_message.insert("message".into(), Value::Object(message.clone()));
+        assert_eq!(role, Role::of(&with_message));
+        assert_eq!(skimmed.object, w);
+        assert!(skimmed.elided);
+        skimmed
     }
 
     #[test]
-    fn long_deep_strings_keep_a_prefix_and_top_level_ones_stay() {
+    fn short_lines_come_out_whole() {
+        let line = r#"{"type":"custom","id":"a","parentId":null,"n":-1.5e3,"ok":true,"z":[1,{"k":"v\n"}],"data":{"role":"user","content":"hi \u00e9"}}"#;
+        let skimmed = skim(line);
+        assert!(!skimmed.elided && skimmed.message.is_none());
+        assert_eq!(skimmed.object, whole(line));
+    }
+
+    #[test]
+    fn a_message_is_read_into_its_digest() {
+        for line in [
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi \u00e9"}}"#,
+            r#"{"type":"message","id":"a","message":{"role":"weird","content":null,"stopReason":5}}"#,
+            r#"{"type":"message","id":"a","message":{"role":"toolResult","toolCallId":"t","toolName":"read","content":[{"type":"text","text":"  "},7,{"text":"x"}]}}"#,
+            r#"{"message":{"role":"assistant","content":[{"text":"a","type":"text"},{"type":"toolCall","id":"t","name":"mcp","arguments":{"q":[1,{"r":null}]}}],"provider":"p","model":"m"},"type":"message"}"#,
+            r#"{"type":"message","id":"a","message":{"content":{"type":"text","text":"x"}}}"#,
+            r#"{"type":"message","id":"a","message":"not an object","message":{"role":"user"}}"#,
+        ] {
+            assert_digest_is_whole(line);
+        }
+    }
+
+    #[test]
+    fn long_strings_keep_what_is_read() {
         let long = "é".repeat(3000); // 6000 bytes
         let line = format!(
             r#"{{"type":"message","id":"a","summary":"{long}","message":{{"role":"user","command":"{long}","content":[{{"type":"text","text":"{long}"}}]}}}}"#
         );
-        let (map, elided) = skim_line(line.as_bytes()).unwrap();
-        assert!(elided);
-        assert_eq!(map["summary"], Value::String(long.clone()));
-        assert_eq!(map["message"]["command"], Value::String(long.clone()));
-        let text = map["message"]["content"][0]["text"].as_str().unwrap();
-        assert_eq!(text.len(), ELIDE_KEEP);
-        assert!(long.starts_with(text));
+        let skimmed = assert_digest_is_whole(&line);
+        assert_eq!(skimmed.object["summary"], Value::String(long.clone()));
+        let (_, digest) = skimmed.message.unwrap();
+        assert_eq!(digest.command.as_deref(), Some(long.as_str()));
+        assert_eq!(digest.text.chars().count(), TEXT_CHARS);
+        // Deeper than a top-level field's children: a prefix.
+        let line = format!(r#"{{"type":"custom","data":{{"x":{{"y":"{long}"}}}}}}"#);
+        let skimmed = skim(&line);
+        assert!(skimmed.elided);
+        let kept = skimmed.object["data"]["x"]["y"].as_str().unwrap();
+        assert_eq!(kept.len(), ELIDE_KEEP);
+        assert!(long.starts_with(kept));
     }
 
     #[test]
     fn escaped_strings_are_measured_unescaped() {
+        let deep = |s: &str| format!(r#"{{"type":"custom","data":{{"x":{{"y":"{s}"}}}}}}"#);
         // 1500 escapes: 3000 bytes in the file, 1500 unescaped: kept whole.
-        let s = "\\n".repeat(1500);
-        let line = format!(r#"{{"type":"message","id":"a","message":{{"content":"{s}"}}}}"#);
-        let (map, elided) = skim_line(line.as_bytes()).unwrap();
-        assert!(!elided);
-        assert_eq!(map, whole(&line));
+        let line = deep(&"\\n".repeat(1500));
+        let skimmed = skim(&line);
+        assert!(!skimmed.elided);
+        assert_eq!(skimmed.object, whole(&line));
         // Escapes straddling the cut: the prefix is the unescaped string's own prefix.
         let s = format!(
             "{}\\u00e9{}",
             "a".repeat(ELIDE_KEEP - 1),
             "\\t".repeat(3000)
         );
-        let line = format!(r#"{{"type":"message","id":"a","message":{{"content":"{s}"}}}}"#);
-        let (map, elided) = skim_line(line.as_bytes()).unwrap();
-        assert!(elided);
-        let full = whole(&line)["message"]["content"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let kept = map["message"]["content"].as_str().unwrap();
+        let line = deep(&s);
+        let skimmed = skim(&line);
+        assert!(skimmed.elided);
+        let full = whole(&line)["data"]["x"]["y"].as_str().unwrap().to_owned();
+        let kept = skimmed.object["data"]["x"]["y"].as_str().unwrap();
         assert_eq!(kept, &full[..kept_len(&full)]);
         assert_eq!(kept.len(), ELIDE_KEEP - 1);
+        // In a message: the digest of the unescaped text.
+        assert_digest_is_whole(&format!(
+            r#"{{"type":"message","message":{{"role":"user","content":"{s}"}}}}"#
+        ));
     }
 
     #[test]
     fn images_thinking_and_usage_are_skipped() {
         let line = r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"toolCall","id":"t","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":1,"cost":{"total":2}},"stopReason":"toolUse","timestamp":5}}"#;
-        let (map, elided) = skim_line(line.as_bytes()).unwrap();
-        assert!(elided);
-        let expected = whole(
-            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking"},{"type":"image"},{"type":"toolCall","id":"t","name":"bash","arguments":{"command":"ls"}}],"stopReason":"toolUse"}}"#,
-        );
-        assert_eq!(map, expected);
+        let (_, digest) = assert_digest_is_whole(line).message.unwrap();
+        assert_eq!(digest.tool_calls.len(), 1);
+        assert!(!digest.has_text);
         // Skipped parts are still validated: a bad skipped value is not taken.
         let bad = line.replace(r#""input":1"#, r#""input":01"#);
         assert!(skim_line(bad.as_bytes()).is_none());
@@ -326,15 +473,17 @@ mod tests {
         for body in [
             format!("{}x{}", " ".repeat(1500), "y".repeat(3000)),
             format!("{}x{}", "\\n".repeat(1500), "\\t".repeat(3000)),
+            " ".repeat(5000),
         ] {
-            let line = format!(r#"{{"type":"message","id":"a","message":{{"content":"{body}"}}}}"#);
-            let (map, elided) = skim_line(line.as_bytes()).unwrap();
-            assert!(elided);
-            let kept = map["message"]["content"].as_str().unwrap();
-            assert!(
-                kept.ends_with('x') && kept.trim_end_matches('x').trim().is_empty(),
-                "{kept:?}"
+            let line = format!(
+                r#"{{"type":"message","message":{{"role":"assistant","content":[{{"type":"text","text":"{body}"}}]}}}}"#
             );
+            assert_digest_is_whole(&line);
+            let line = format!(r#"{{"type":"custom","data":{{"x":{{"y":"{body}"}}}}}}"#);
+            let skimmed = skim(&line);
+            let kept = skimmed.object["data"]["x"]["y"].as_str().unwrap();
+            let full = whole(&line)["data"]["x"]["y"].as_str().unwrap().to_owned();
+            assert_eq!(kept.trim().is_empty(), full.trim().is_empty(), "{kept:?}");
         }
     }
 
@@ -348,6 +497,11 @@ mod tests {
             r#"{"a\u0062":1}"#,
             r#"{"a":"\ud83d"}"#,
             r#"{"a":1e999}"#,
+            // A repeated key in a message or block, or a message on another type of entry.
+            r#"{"type":"message","message":{"role":"user","role":"assistant"}}"#,
+            r#"{"type":"message","message":{"content":[{"type":"text","type":"text"}]}}"#,
+            r#"{"type":"message","message":{},"message":{}}"#,
+            r#"{"type":"custom","message":{"role":"user"}}"#,
         ] {
             assert!(skim_line(line.as_bytes()).is_none(), "{line}");
         }
@@ -356,6 +510,6 @@ mod tests {
     #[test]
     fn repeated_keys_keep_the_first_place_and_last_value() {
         let line = r#"{"a":1,"b":2,"a":3}"#;
-        assert_eq!(skim_line(line.as_bytes()).unwrap().0, whole(line));
+        assert_eq!(skim(line).object, whole(line));
     }
 }
