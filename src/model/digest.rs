@@ -10,6 +10,8 @@
 //! costs. Everything here is computed from the JSON by the functions below, for whole and slim
 //! entries alike, so both read the same.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::entry::JsonMap;
@@ -147,7 +149,8 @@ pub struct MessageDigest {
     pub provider: Option<Box<str>>,
     pub model: Option<Box<str>>,
     /// The tool calls of an assistant message, by id, in order.
-    pub tool_calls: Vec<(String, ToolCall)>,
+    /// Shared: the tree's map of calls by id points at these rather than copying them.
+    pub tool_calls: Vec<(Arc<str>, Arc<ToolCall>)>,
 }
 
 impl MessageDigest {
@@ -217,7 +220,7 @@ impl MessageDigest {
 }
 
 /// The tool calls of a message `content`, by id.
-fn tool_calls_of(content: Option<&Value>) -> Vec<(String, ToolCall)> {
+fn tool_calls_of(content: Option<&Value>) -> Vec<(Arc<str>, Arc<ToolCall>)> {
     let Some(Value::Array(blocks)) = content else {
         return Vec::new();
     };
@@ -228,7 +231,7 @@ fn tool_calls_of(content: Option<&Value>) -> Vec<(String, ToolCall)> {
             let id = b.get("id").and_then(Value::as_str)?;
             let name = b.get("name").and_then(Value::as_str).unwrap_or("");
             let arguments = b.get("arguments").unwrap_or(&Value::Null);
-            Some((id.to_owned(), ToolCall::of(name, arguments)))
+            Some((Arc::from(id), Arc::new(ToolCall::of(name, arguments))))
         })
         .collect()
 }
@@ -302,7 +305,7 @@ mod tests {
             (Some("p"), Some("m"))
         );
         assert_eq!(d.tool_calls.len(), 1);
-        assert_eq!(d.tool_calls[0].0, "c1");
+        assert_eq!(&*d.tool_calls[0].0, "c1");
         assert_eq!(d.tool_calls[0].1.path.as_deref(), Some("a"));
     }
 

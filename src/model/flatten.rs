@@ -17,6 +17,7 @@
 //! for a large session loaded slim too.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -111,7 +112,7 @@ pub use super::digest::ToolCall;
 
 /// Tool calls by id, to label their results. Hashed with foldhash: a big session has a
 /// hundred thousand of them.
-pub type ToolCalls = HashMap<String, ToolCall, foldhash::fast::RandomState>;
+pub type ToolCalls = HashMap<Arc<str>, Arc<ToolCall>, foldhash::fast::RandomState>;
 
 /// How a piece of row text is styled; the UI maps these to colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,21 +255,21 @@ impl TreeNav {
         let entries = session.entries();
         let tree = &session.tree;
         let active = &self.on_active_path;
-        // Read in parallel, inserted in walk order below (a repeated id: the later one wins).
-        let mut calls: Vec<Vec<(String, ToolCall)>> = entries
-            .par_iter()
-            .map(|e| match e.digest() {
-                Some(d) if e.role == Role::Assistant => d.tool_calls.clone(),
-                _ => Vec::new(),
-            })
-            .collect();
         let mut roots: Vec<usize> = tree.roots.clone();
         // Stable: the root holding the leaf first, the rest in file order.
         roots.sort_by_key(|&r| !active[r]);
         let mut stack: Vec<usize> = roots.into_iter().rev().collect();
         while let Some(i) = stack.pop() {
             self.order.push(i);
-            self.tool_calls.extend(std::mem::take(&mut calls[i]));
+            // In walk order: a repeated id, the later one wins. Shared, not copied.
+            if let Some(d) = entries[i]
+                .digest()
+                .filter(|_| entries[i].role == Role::Assistant)
+            {
+                let calls = d.tool_calls.iter();
+                self.tool_calls
+                    .extend(calls.map(|(id, call)| (id.clone(), call.clone())));
+            }
             let children = &tree.children[i];
             // Push in reverse so the active child, then the others in timestamp order, pop first.
             for &c in children.iter().rev().filter(|&&c| !active[c]) {

@@ -365,7 +365,7 @@ fn read_blocks<R: Read>(
         // Doubling for a line longer than a block: no quadratic copying.
         let want = data.len().max(BLOCK_BYTES) as u64;
         // Room for the whole read at once: growing by steps copies the block each time.
-        data.reserve(want as usize + 1);
+        data.reserve_exact(want as usize + 1);
         let n = (&mut reader).take(want).read_to_end(&mut data)? as u64;
         total += n;
         let eof = n < want;

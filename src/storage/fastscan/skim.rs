@@ -16,6 +16,7 @@
 //! context read the same from slim entries as from whole ones.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -194,7 +195,7 @@ struct Content {
     text: String,
     /// Whether its text holds anything but white space (`has_text_content`).
     has_text: bool,
-    tool_calls: Vec<(String, ToolCall)>,
+    tool_calls: Vec<(Arc<str>, Arc<ToolCall>)>,
 }
 
 impl Content {
@@ -256,8 +257,8 @@ impl Content {
                 if let Some(id) = id.flatten() {
                     let name = name.flatten().unwrap_or_default();
                     let arguments = arguments.unwrap_or(Value::Null);
-                    self.tool_calls
-                        .push((id.into_owned(), ToolCall::of(&name, &arguments)));
+                    let call = Arc::new(ToolCall::of(&name, &arguments));
+                    self.tool_calls.push((Arc::from(id), call));
                 }
             }
             _ => {}
