@@ -259,6 +259,12 @@ impl TreeNav {
         // Stable: the root holding the leaf first, the rest in file order.
         roots.sort_by_key(|&r| !active[r]);
         let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        let calls: usize = entries
+            .par_iter()
+            .filter(|e| e.role == Role::Assistant)
+            .filter_map(|e| Some(e.digest()?.tool_calls.len()))
+            .sum();
+        self.tool_calls.reserve(calls);
         while let Some(i) = stack.pop() {
             self.order.push(i);
             // In walk order: a repeated id, the later one wins. Shared, not copied.
