@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Opening one large session, measured against `cat` of the same file, run for run.
 #
-#   cargo run --release --example gen_corpus -- --sessions 1 --seed 5 --out /tmp/big --big-session 1000
+#   cargo run --release --example gen_corpus -- --sessions 0 --seed 5 --out /tmp/big --big-session 1000
 #   scripts/bench-large.sh /tmp/big/pi-agent/sessions/*/*.jsonl
 #
 # Each of RUNS rounds (default 7) times `cat FILE > /dev/null`, then a fresh process opening the

@@ -11,13 +11,12 @@
 //! [`Entry::raw`] reads and parses that line again the first time the whole object is asked
 //! for (a transcript, an export, a fork), so memory follows the number of entries rather than
 //! the size of tool outputs, images and usage records. What a slim entry keeps
-//! ([`Entry::slim`]): every top-level field but `message`, and of a string longer than
+//! ([`Entry::slim`]): every top-level field but `message` (string `type`, `id`, `parentId` and
+//! `timestamp` held by the entry's own fields rather than JSON), and of a string longer than
 //! [`ELIDE_OVER`] bytes nested below a top-level field's direct children, its first
 //! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character); of a `message`, only
-//! its digest. The slim parser (`storage::fastscan::skim`) builds the message's digest from
-//! its role, content, stop reason, error, tool call id and name, command, provider, model and
-//! custom type, of its content blocks type, text, id, name and arguments, with long strings
-//! shortened the same way (`message.content` included): all a digest reads.
+//! its digest, which the slim parser (`storage::fastscan::skim`) reads straight off the line
+//! without building the message.
 
 use std::fmt;
 use std::io;
