@@ -41,5 +41,5 @@ echo "file: $MB MB; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS
 echo "cat:                median ${cat_med} ms, best ${cat_min} ms"
 echo "session view ready: median ${open_med} ms, best ${open_min} ms"
 awk -v a="$open_med" -v b="$cat_med" -v c="$open_min" -v d="$cat_min" \
-  'BEGIN {printf "ratio to cat:       median %.1fx, best %.1fx\n", a / b, c / d}'
+  'BEGIN {if (b < 1) b = 1; if (d < 1) d = 1; printf "ratio to cat:       median %.1fx, best %.1fx\n", a / b, c / d}'
 echo "peak RSS:           median ${rss_med} MB ($(awk -v r="$rss_med" -v m="$MB" 'BEGIN {printf "%.2f", r / m}')x the file)"

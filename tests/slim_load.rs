@@ -103,18 +103,22 @@ fn assert_slim_is_whole(path: &Path) -> usize {
             assert!(skimmed.elided, "{name} line {}", w.line);
             let rule = slim_of(w.raw());
             assert_eq!(skimmed.object, rule, "{name} line {}", w.line);
-            let (role, digest) = match &skimmed.message {
-                Some((role, digest)) => (*role, Some(digest)),
-                None => (w.role, None),
-            };
-            assert_eq!(
-                (role, digest),
-                (w.role, w.digest().filter(|_| skimmed.message.is_some())),
-                "{name} line {}",
-                w.line
-            );
+            match &skimmed.message {
+                Some((role, digest)) => assert_eq!(
+                    (*role, Some(digest)),
+                    (w.role, w.digest()),
+                    "{name} line {}",
+                    w.line
+                ),
+                // Only a message entry whose message is an object has a digest read off the line.
+                None => assert!(
+                    w.kind != EntryKind::Message
+                        || !w.raw().get("message").is_some_and(Value::is_object),
+                    "{name} line {}",
+                    w.line
+                ),
+            }
             let mut top = rule;
-            top.shift_remove("message");
             // String ids, parent, time and a known type are held by the entry itself.
             for key in ["id", "parentId", "timestamp", "type"] {
                 if top.get(key).is_some_and(Value::is_string)
@@ -128,7 +132,15 @@ fn assert_slim_is_whole(path: &Path) -> usize {
             assert_eq!(s.slim(), w.raw(), "{name} line {}", w.line);
         }
         assert_eq!(s.digest(), w.digest(), "{name} line {}", w.line);
-        for key in ["id", "parentId", "timestamp", "type", "name", "label"] {
+        for key in [
+            "id",
+            "parentId",
+            "timestamp",
+            "type",
+            "name",
+            "label",
+            "message",
+        ] {
             assert_eq!(s.str_field(key), w.str_field(key), "{name} line {}", w.line);
         }
         // Read back whole, exactly.
@@ -301,6 +313,31 @@ proptest! {
         std::fs::write(&path, &bytes).unwrap();
         assert_slim_is_whole(&path);
     }
+}
+
+#[test]
+fn a_message_field_that_is_not_a_messages_stays() {
+    // Only a message entry's message object becomes a digest; any other `message` is a field.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let deep = "y".repeat(3000);
+    let lines = [
+        format!(
+            r#"{{"type":"custom","id":"a","message":"hello","data":{{"x":{{"y":"{deep}"}}}}}}"#
+        ),
+        format!(
+            r#"{{"type":"message","id":"b","message":"text","data":{{"x":{{"y":"{deep}"}}}}}}"#
+        ),
+        format!(
+            r#"{{"type":"custom","id":"c","message":{{"role":"user"}},"d":{{"x":{{"y":"{deep}"}}}}}}"#
+        ),
+    ];
+    std::fs::write(&path, format!("{HEADER}\n{}\n", lines.join("\n"))).unwrap();
+    let slim = assert_slim_is_whole(&path);
+    assert_eq!(slim, 2, "the two lines with a string message load slim");
+    let s = load_session_with(&path, SlimMode::Always).unwrap();
+    assert_eq!(s.entries()[0].str_field("message"), Some("hello"));
+    assert_eq!(s.entries()[1].str_field("message"), Some("text"));
 }
 
 fn long_session(dir: &Path) -> PathBuf {

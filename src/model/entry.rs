@@ -330,9 +330,9 @@ impl Entry {
             e.role = role;
             e.digest = Some(Box::new(digest));
         }
-        // The digest holds all the views read of the message, and the entry's own fields the
-        // ids, type and time: their JSON goes, which leaves most slim objects empty.
-        e.slim.shift_remove("message");
+        // The digest holds all the views read of the message (the slim parser left it out of
+        // the object), and the entry's own fields the ids, type and time: their JSON goes,
+        // which leaves most slim objects empty.
         let mut lifted = 0;
         let mut take = |key: &str, bit: u8, ok: bool| {
             if ok && e.slim.get(key).is_some_and(Value::is_string) {

@@ -957,7 +957,9 @@ pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
                 let start = call.offset.unwrap_or(1);
                 display.push_str(&format!(":{start}"));
                 if let Some(l) = call.limit {
-                    display.push_str(&format!("-{}", start + l - 1));
+                    // Any numbers a file holds: never an overflow.
+                    let end = start.saturating_add(l).saturating_sub(1);
+                    display.push_str(&format!("-{end}"));
                 }
             }
             format!("[read: {display}]")
@@ -1196,6 +1198,11 @@ mod tests {
                 None
             ),
             format!("[bash: {}...]", "x".repeat(50))
+        );
+        let huge = serde_json::json!({"path": "a", "offset": i64::MAX, "limit": 2});
+        assert_eq!(
+            format_tool_call(&ToolCall::of("read", &huge), None),
+            format!("[read: a:{}-{}]", i64::MAX, i64::MAX - 1)
         );
     }
 }

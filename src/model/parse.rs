@@ -398,13 +398,14 @@ fn read_blocks<R: Read>(
     Ok((total, last_newline))
 }
 
-/// The number of entries a file of `load.expected_bytes` holds, extrapolated from its first
-/// block (held to one per 64 bytes, in case that block is not like the rest).
-fn expected_entries(first: &Block, lines: usize, load: SlimLoad<'_>) -> usize {
+/// The number of entries a file of `load.expected_bytes` holds, extrapolated from the entries
+/// of its first block, plus 5%; held to one per 128 bytes in case that block is not like the
+/// rest (what is reserved beyond what is used is address space, never touched).
+fn expected_entries(first: &Block, entries: usize, load: SlimLoad<'_>) -> usize {
     let bytes = first.data.len().max(1) as u64;
-    let estimate = load.expected_bytes.saturating_mul(lines as u64) / bytes;
-    let cap = load.expected_bytes / 64;
-    (estimate.min(cap) as usize).saturating_add(estimate as usize / 20)
+    let estimate = load.expected_bytes.saturating_mul(entries as u64) / bytes;
+    let cap = load.expected_bytes / 128;
+    estimate.saturating_add(estimate / 20).min(cap) as usize
 }
 
 impl Block {
@@ -502,8 +503,11 @@ impl ParsedSession {
                 if next_line == 1
                     && let Some(load) = slim
                 {
-                    s.entries
-                        .reserve(expected_entries(&block, parsed.len(), load));
+                    let entries = parsed
+                        .iter()
+                        .filter(|(_, p)| matches!(p, Parsed::Entry(..)))
+                        .count();
+                    s.entries.reserve(expected_entries(&block, entries, load));
                 }
                 next_line += parsed.len();
                 for (number, parsed) in parsed {
@@ -707,6 +711,90 @@ mod tests {
         assert_eq!(whole.issues.len(), 2, "{:?}", whole.issues);
         let empty = ParsedSession::from_bytes(b"");
         assert!(empty.ends_with_newline && empty.issues.is_empty());
+    }
+
+    #[test]
+    fn lines_keep_their_numbers_across_blocks() {
+        // Several blocks, parsed in parallel, with blank, bad, repaired and torn lines among
+        // the entries: every entry and issue keeps its own line number.
+        let mut data = String::from(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n",
+        );
+        let mut expected = Vec::new();
+        let mut line = 1;
+        let pad = "z".repeat(300);
+        for i in 0..60_000 {
+            line += 1;
+            match i % 1000 {
+                7 => data.push('\n'),
+                8 => data.push_str("not json\n"),
+                9 => data.push_str("{\"type\":\"custom\",\"id\":\"r\",\"data\":\"\\udc00\"}\n"),
+                _ => {
+                    data.push_str(&format!(
+                        "{{\"type\":\"message\",\"id\":\"m{i}\",\"message\":{{\"role\":\"user\",\"content\":\"{pad}\"}}}}\n"
+                    ));
+                    expected.push((format!("m{i}"), line));
+                }
+            }
+        }
+        data.push_str("{\"type\":\"mess");
+        let s = ParsedSession::from_bytes(data.as_bytes());
+        assert!(data.len() > 2 * BLOCK_BYTES);
+        let got: Vec<(String, usize)> = s
+            .entries
+            .iter()
+            .filter(|e| e.id.starts_with('m'))
+            .map(|e| (e.id.clone(), e.line))
+            .collect();
+        assert_eq!(got, expected);
+        let repaired: Vec<usize> = s
+            .entries
+            .iter()
+            .filter(|e| e.id == "r")
+            .map(|e| e.line)
+            .collect();
+        assert_eq!(repaired, (0..60).map(|k| k * 1000 + 11).collect::<Vec<_>>());
+        let issue_lines = |kind: IssueKind| -> Vec<usize> {
+            s.issues
+                .iter()
+                .filter(|i| i.kind == kind)
+                .map(|i| i.line)
+                .collect()
+        };
+        assert_eq!(
+            issue_lines(IssueKind::InvalidJson),
+            (0..60).map(|k| k * 1000 + 10).collect::<Vec<_>>()
+        );
+        assert_eq!(issue_lines(IssueKind::Repaired), repaired);
+        assert_eq!(issue_lines(IssueKind::TornLastLine), vec![60_002]);
+    }
+
+    #[test]
+    fn room_for_entries_is_estimated_from_entries_and_bounded() {
+        #[derive(Debug)]
+        struct NoLines;
+        impl super::super::entry::LineSource for NoLines {
+            fn read_line(&self, _: u64, _: usize) -> io::Result<Vec<u8>> {
+                Err(io::ErrorKind::NotFound.into())
+            }
+        }
+        let source: std::sync::Arc<dyn super::super::entry::LineSource> =
+            std::sync::Arc::new(NoLines);
+        let load = SlimLoad {
+            parser: &crate::storage::fastscan::skim::SkimParser,
+            source: &source,
+            expected_bytes: 1 << 30,
+        };
+        let block = Block {
+            data: vec![b'\n'; 8 << 20],
+            offset: 0,
+        };
+        // 2,000 entries in 8 MiB: 256,000 in 1 GiB, plus 5%.
+        assert_eq!(expected_entries(&block, 2_000, load), 268_800);
+        // A first block of blank lines asks for nothing; one of tiny entries, at most one per
+        // 128 bytes of the file.
+        assert_eq!(expected_entries(&block, 0, load), 0);
+        assert_eq!(expected_entries(&block, 1 << 22, load), (1 << 30) / 128);
     }
 
     #[test]
