@@ -154,14 +154,38 @@ pub struct MessageDigest {
 }
 
 impl MessageDigest {
+    /// The string fields of a message a digest keeps as they are.
+    pub const STRING_FIELDS: [&'static str; 7] = [
+        "stopReason",
+        "errorMessage",
+        "toolCallId",
+        "toolName",
+        "command",
+        "provider",
+        "model",
+    ];
+
+    /// Where the digest keeps the message field `key` of [`MessageDigest::STRING_FIELDS`].
+    pub fn string_field_mut(&mut self, key: &str) -> Option<&mut Option<Box<str>>> {
+        Some(match key {
+            "stopReason" => &mut self.stop_reason,
+            "errorMessage" => &mut self.error_message,
+            "toolCallId" => &mut self.tool_call_id,
+            "toolName" => &mut self.tool_name,
+            "command" => &mut self.command,
+            "provider" => &mut self.provider,
+            "model" => &mut self.model,
+            _ => return None,
+        })
+    }
+
     /// The digest of a `message` object (whole, or as a slim entry keeps it: both give the
     /// same digest, since a slim object keeps every field read here and the first 1 KiB of
     /// each text, more than the [`TEXT_CHARS`] read).
     pub fn of(m: &JsonMap) -> MessageDigest {
-        let s = |k: &str| m.get(k).and_then(Value::as_str).map(Box::from);
         let role = m.get("role").and_then(Value::as_str);
         let content = m.get("content");
-        MessageDigest {
+        let mut digest = MessageDigest {
             other_role: role
                 .filter(|r| super::entry::Role::of_str(r) == super::entry::Role::Other)
                 .map(Box::from),
@@ -169,19 +193,19 @@ impl MessageDigest {
             content_is_null: content.is_some_and(Value::is_null),
             text: extract_content(content).into_boxed_str(),
             has_text: has_text_content(content),
-            stop_reason: s("stopReason"),
-            error_message: s("errorMessage"),
-            tool_call_id: s("toolCallId"),
-            tool_name: s("toolName"),
-            command: s("command"),
-            provider: s("provider"),
-            model: s("model"),
             tool_calls: if role == Some("assistant") {
                 tool_calls_of(content)
             } else {
                 Vec::new()
             },
+            ..MessageDigest::default()
+        };
+        for key in Self::STRING_FIELDS {
+            if let Some(slot) = digest.string_field_mut(key) {
+                *slot = m.get(key).and_then(Value::as_str).map(Box::from);
+            }
         }
+        digest
     }
 }
 

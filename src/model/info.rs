@@ -193,32 +193,28 @@ impl<'a> EntryFacts<'a> {
     pub fn of_entry(e: &'a Entry, text_buf: &'a mut Option<String>) -> Self {
         let str_of = |v: Option<&'a Value>| v.and_then(Value::as_str);
         let raw = e.slim();
-        let slim_message = || {
-            let d = e.digest()?;
-            Some(MessageFacts {
+        let message = if e.is_slim() {
+            e.digest().map(|d| MessageFacts {
                 role: e.role(),
                 has_content: d.has_content,
                 ..MessageFacts::default()
             })
+        } else {
+            let whole = raw.get("message").and_then(Value::as_object);
+            whole.filter(|_| e.kind == EntryKind::Message).map(|m| {
+                let role = str_of(m.get("role"));
+                if matches!(role, Some("user" | "assistant")) {
+                    *text_buf = content_text(m.get("content"));
+                }
+                MessageFacts {
+                    role,
+                    timestamp: m.get("timestamp").and_then(Value::as_f64),
+                    usage: m.get("usage").map(UsageFacts::from_value),
+                    has_content: m.contains_key("content"),
+                    text: text_buf.as_deref(),
+                }
+            })
         };
-        let whole_message = raw
-            .get("message")
-            .and_then(Value::as_object)
-            .filter(|_| e.kind == EntryKind::Message);
-        let message = whole_message.map(|m| {
-            let role = str_of(m.get("role"));
-            if matches!(role, Some("user" | "assistant")) {
-                *text_buf = content_text(m.get("content"));
-            }
-            MessageFacts {
-                role,
-                timestamp: m.get("timestamp").and_then(Value::as_f64),
-                usage: m.get("usage").map(UsageFacts::from_value),
-                has_content: m.contains_key("content"),
-                text: text_buf.as_deref(),
-            }
-        });
-        let message = if e.is_slim() { slim_message() } else { message };
         EntryFacts {
             kind: e.kind,
             id: &e.id,

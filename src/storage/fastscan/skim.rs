@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Cursor, once};
+use super::{Cursor, once, once_seen};
 use crate::model::digest::{MessageDigest, TEXT_CHARS, ToolCall};
 use crate::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
 use crate::model::parse::{Skimmed, SlimParser};
@@ -130,16 +130,9 @@ fn object<'a>(c: &mut Cursor<'a>, level: u32, elided: &mut bool) -> Option<JsonM
 fn message_digest(c: &mut Cursor<'_>) -> Option<(Role, MessageDigest)> {
     let mut role: Option<Option<Cow<'_, str>>> = None;
     let mut content: Option<Content> = None;
-    let mut fields: [Option<Option<Box<str>>>; 7] = Default::default();
-    const FIELDS: [&str; 7] = [
-        "stopReason",
-        "errorMessage",
-        "toolCallId",
-        "toolName",
-        "command",
-        "provider",
-        "model",
-    ];
+    let mut digest = MessageDigest::default();
+    // Which of the digest's string fields were seen (a repeat goes to the full parse).
+    let mut seen = [false; MessageDigest::STRING_FIELDS.len()];
     c.object(|c, key| {
         if key == "role" {
             return once(&mut role, c.str_value()?);
@@ -147,43 +140,28 @@ fn message_digest(c: &mut Cursor<'_>) -> Option<(Role, MessageDigest)> {
         if key == "content" {
             return once(&mut content, Content::read(c)?);
         }
-        match FIELDS.iter().position(|&f| f == key) {
-            Some(i) => once(&mut fields[i], c.str_value()?.map(Box::from)),
+        match MessageDigest::STRING_FIELDS.iter().position(|&f| f == key) {
+            Some(i) => {
+                once_seen(&mut seen[i])?;
+                let value = c.str_value()?.map(Box::from);
+                *digest.string_field_mut(key)? = value;
+                Some(())
+            }
             None => c.skip(),
         }
     })?;
     let role_str = role.flatten();
     let role = role_str.as_deref().map_or(Role::None, Role::of_str);
-    let [
-        stop_reason,
-        error_message,
-        tool_call_id,
-        tool_name,
-        command,
-        provider,
-        model,
-    ] = fields.map(Option::flatten);
-    let has_content = content.is_some();
-    let content = content.unwrap_or_default();
-    let digest = MessageDigest {
-        other_role: role_str.filter(|_| role == Role::Other).map(Box::from),
-        has_content,
-        content_is_null: content.is_null,
-        text: content.text.into_boxed_str(),
-        has_text: content.has_text,
-        stop_reason,
-        error_message,
-        tool_call_id,
-        tool_name,
-        command,
-        provider,
-        model,
-        tool_calls: if role == Role::Assistant {
-            content.tool_calls
-        } else {
-            Vec::new()
-        },
-    };
+    digest.other_role = role_str.filter(|_| role == Role::Other).map(Box::from);
+    if let Some(content) = content {
+        digest.has_content = true;
+        digest.content_is_null = content.is_null;
+        digest.text = content.text.into_boxed_str();
+        digest.has_text = content.has_text;
+        if role == Role::Assistant {
+            digest.tool_calls = content.tool_calls;
+        }
+    }
     Some((role, digest))
 }
 
