@@ -5,6 +5,8 @@
 //! escaped strings at every cut), both must give the same digest, role, and row text of the
 //! tool calls, whenever the slim parser takes the line at all.
 
+mod common;
+
 use grove::model::digest::{MessageDigest, ToolCall};
 use grove::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
 use grove::model::flatten::format_tool_call;
@@ -12,16 +14,6 @@ use grove::storage::fastscan::skim::skim_line;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::Value;
-
-/// A JSON string literal (with quotes) of about `len` bytes made of `unit`s (raw JSON text).
-fn string_of(unit: &str, len: usize) -> String {
-    let mut s = String::from("\"");
-    while s.len() < len + 1 {
-        s.push_str(unit);
-    }
-    s.push('"');
-    s
-}
 
 fn text() -> impl Strategy<Value = String> {
     let unit = prop_oneof![
@@ -43,7 +35,7 @@ fn text() -> impl Strategy<Value = String> {
         3000usize..5000,
     ];
     (unit, len, any::<bool>()).prop_map(|(u, n, blank_head)| {
-        let s = string_of(u, n);
+        let s = format!("\"{}\"", common::json_body(u, n));
         if blank_head {
             // Blank for a long stretch, then text: whether there is text must survive a cut.
             format!("\"{}x{}", " ".repeat(ELIDE_KEEP + 3), &s[1..])

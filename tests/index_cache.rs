@@ -10,18 +10,8 @@ use grove::storage::index::{Index, IndexEvent, ListOptions};
 use grove::storage::roots::SessionRoot;
 use grove::storage::scan::{Listing, list_sessions};
 
-fn header(id: &str) -> String {
-    format!(
-        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/w"}}"#
-    )
-}
-
-fn message(id: &str, parent: Option<&str>, role: &str, text: &str) -> String {
-    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"usage":{{"totalTokens":10,"cost":{{"total":0.01}}}}}}}}"#
-    )
-}
+mod common;
+use common::index::{header, message, roots};
 
 fn write_session(dir: &Path, name: &str, n: usize) -> PathBuf {
     let sub = dir.join("--w--");
@@ -38,13 +28,6 @@ fn write_session(dir: &Path, name: &str, n: usize) -> PathBuf {
     }
     fs::write(&path, s).unwrap();
     path
-}
-
-fn roots(dir: &Path) -> Vec<SessionRoot> {
-    vec![SessionRoot {
-        path: dir.to_path_buf(),
-        agent: Some(Dialect::Pi),
-    }]
 }
 
 fn list(cache: &Path, dir: &Path, with_text: bool) -> (Listing, grove::storage::index::ListStats) {

@@ -8,48 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use grove::model::context::Dialect;
-use grove::storage::index::{CHAIN_MAX_LINKS, Index, ListOptions, ListStats};
-use grove::storage::roots::SessionRoot;
-use grove::storage::scan::{Listing, list_sessions};
+use grove::storage::index::{CHAIN_MAX_LINKS, Index};
+use grove::storage::scan::list_sessions;
 
-/// splitmix64: a tiny deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn text(&mut self, words: u64) -> String {
-        const WORDS: &[&str] = &[
-            "parser",
-            "cache",
-            "tree",
-            "render",
-            "fix",
-            "bug",
-            "index",
-            "naïve",
-            "résumé",
-            "日本",
-            "emoji😀",
-            "quote\\\"",
-            "tab\\t",
-        ];
-        let n = 1 + self.below(words);
-        (0..n)
-            .map(|_| WORDS[self.below(WORDS.len() as u64) as usize])
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
+mod common;
+use common::index::{Rng, assert_same, list, list_with, roots};
 
 /// A session being written: its entry ids so far (for parents, labels and branches).
 struct Session {
@@ -160,31 +123,6 @@ impl Session {
         self.append(lines.as_bytes());
         lines.len() as u64
     }
-}
-
-fn roots(dir: &Path) -> Vec<SessionRoot> {
-    vec![SessionRoot {
-        path: dir.to_path_buf(),
-        agent: Some(Dialect::Pi),
-    }]
-}
-
-fn list_with(index: &mut Index, dir: &Path) -> (Listing, ListStats) {
-    let listing = index.list(&roots(dir), ListOptions { with_text: true }, |_| {});
-    (listing, index.stats().clone())
-}
-
-fn list(cache: &Path, dir: &Path) -> (Listing, ListStats) {
-    list_with(&mut Index::open_at(cache), dir)
-}
-
-#[track_caller]
-fn assert_same(what: &str, a: &Listing, b: &Listing) {
-    assert_eq!(a.sessions.len(), b.sessions.len(), "{what}: session count");
-    for (x, y) in a.sessions.iter().zip(&b.sessions) {
-        assert_eq!(x, y, "{what}: {}", x.path.display());
-    }
-    assert_eq!(a.problems, b.problems, "{what}: problems");
 }
 
 /// The listing and every session's text (as `Index::text` reads it from the blob log) agree

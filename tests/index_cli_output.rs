@@ -5,7 +5,9 @@
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+
+mod common;
+use common::index::grove_at;
 
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
@@ -20,22 +22,8 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn list(home: &Path, extra: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-        .args(extra)
-        .args(["list", "--all", "--include-internal", "--json"])
-        .env("PI_CODING_AGENT_DIR", home.join("pi-agent"))
-        .env("ATOMIC_CODING_AGENT_DIR", home.join("atomic-agent"))
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("ATOMIC_CODING_AGENT_SESSION_DIR")
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .output()
-        .expect("run grove");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    let list = ["list", "--all", "--include-internal", "--json"];
+    grove_at(home, &[extra, &list].concat())
 }
 
 #[test]

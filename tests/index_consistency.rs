@@ -7,48 +7,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use grove::model::context::Dialect;
-use grove::storage::index::{Index, ListOptions, ListStats};
-use grove::storage::roots::SessionRoot;
-use grove::storage::scan::{Listing, list_sessions};
+use grove::storage::index::Index;
+use grove::storage::scan::list_sessions;
 
-/// splitmix64: a tiny deterministic generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn word(&mut self) -> &'static str {
-        const WORDS: &[&str] = &[
-            "parser",
-            "cache",
-            "tree",
-            "render",
-            "fix",
-            "bug",
-            "index",
-            "naïve",
-            "résumé",
-            "日本",
-            "emoji😀",
-            "quote\\\"",
-            "tab\\t",
-            "line\\n",
-        ];
-        WORDS[self.below(WORDS.len() as u64) as usize]
-    }
-    fn text(&mut self, words: u64) -> String {
-        let n = 1 + self.below(words);
-        (0..n).map(|_| self.word()).collect::<Vec<_>>().join(" ")
-    }
-}
+mod common;
+use common::index::{Rng, assert_same, list_with, roots};
 
 /// One session as JSONL lines, with most entry kinds the listing cares about.
 fn session_lines(rng: &mut Rng, n: usize, id: &str) -> Vec<String> {
@@ -133,27 +96,6 @@ fn generate(dir: &Path, sessions: usize, seed: u64) -> Vec<PathBuf> {
     paths
 }
 
-fn roots(dir: &Path) -> Vec<SessionRoot> {
-    vec![SessionRoot {
-        path: dir.to_path_buf(),
-        agent: Some(Dialect::Pi),
-    }]
-}
-
-fn indexed(index: &mut Index, dir: &Path) -> (Listing, ListStats) {
-    let listing = index.list(&roots(dir), ListOptions { with_text: true }, |_| {});
-    (listing, index.stats().clone())
-}
-
-#[track_caller]
-fn assert_same(what: &str, a: &Listing, b: &Listing) {
-    assert_eq!(a.sessions.len(), b.sessions.len(), "{what}: session count");
-    for (x, y) in a.sessions.iter().zip(&b.sessions) {
-        assert_eq!(x, y, "{what}: {}", x.path.display());
-    }
-    assert_eq!(a.problems, b.problems, "{what}: problems");
-}
-
 fn append(path: &Path, bytes: &[u8]) {
     fs::OpenOptions::new()
         .append(true)
@@ -183,10 +125,10 @@ fn cached_incremental_and_cold_listings_agree() {
     let cold = list_sessions(&roots(&dir));
     assert_eq!(cold.sessions.len(), 200);
     let mut index = Index::open_at(&cache);
-    let (first, stats) = indexed(&mut index, &dir);
+    let (first, stats) = list_with(&mut index, &dir);
     assert_eq!(stats.scanned, 200);
     assert_same("first indexed", &first, &cold);
-    let (warm, stats) = indexed(&mut Index::open_at(&cache), &dir);
+    let (warm, stats) = list_with(&mut Index::open_at(&cache), &dir);
     assert_eq!(stats.cached, 200);
     assert_same("warm", &warm, &cold);
 
@@ -265,15 +207,15 @@ fn cached_incremental_and_cold_listings_agree() {
     assert_eq!(cold.sessions.len(), 200 - 5 + 1);
     assert_eq!(cold.problems.len(), 1);
     // Incremental: the same index object, which resumes the appended files.
-    let (incremental, stats) = indexed(&mut index, &dir);
+    let (incremental, stats) = list_with(&mut index, &dir);
     assert_same("incremental", &incremental, &cold);
     assert_eq!(stats.resumed, 23, "{stats:?}");
     // The cache it wrote, read by another process.
-    let (cached, stats) = indexed(&mut Index::open_at(&cache), &dir);
+    let (cached, stats) = list_with(&mut Index::open_at(&cache), &dir);
     assert_same("cached after changes", &cached, &cold);
     assert_eq!(stats.cached, 200 - 5 + 2, "{stats:?}");
     // A fresh cache.
-    let (fresh, _) = indexed(&mut Index::open_at(&tmp.path().join("cache2")), &dir);
+    let (fresh, _) = list_with(&mut Index::open_at(&tmp.path().join("cache2")), &dir);
     assert_same("fresh", &fresh, &cold);
 
     // Complete the torn lines, append again: resumed again, still identical.
@@ -287,7 +229,7 @@ fn cached_incremental_and_cold_listings_agree() {
         );
     }
     let cold = list_sessions(&roots(&dir));
-    let (incremental, stats) = indexed(&mut Index::open_at(&cache), &dir);
+    let (incremental, stats) = list_with(&mut Index::open_at(&cache), &dir);
     assert_eq!(stats.resumed, 8, "{stats:?}");
     assert_same("second round", &incremental, &cold);
 }

@@ -6,26 +6,13 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use grove::model::context::Dialect;
-use grove::storage::index::{Index, ListOptions, ListStats};
-use grove::storage::roots::SessionRoot;
-use grove::storage::scan::{Listing, list_sessions};
+use grove::storage::index::{Index, ListOptions};
+use grove::storage::scan::list_sessions;
 
-fn header(id: &str) -> String {
-    format!(
-        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/w"}}"#
-    )
-}
-
-fn message(id: &str, parent: Option<&str>, role: &str, text: &str) -> String {
-    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-02T03:05:00.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"usage":{{"totalTokens":10,"cost":{{"total":0.01}}}}}}}}"#
-    )
-}
+mod common;
+use common::index::{assert_same, grove_at, header, list, list_with, message, roots};
 
 /// `n` sessions `s0000.jsonl`.. of 6 messages each; returns their paths.
 fn corpus(dir: &Path, n: usize) -> Vec<PathBuf> {
@@ -72,28 +59,6 @@ fn touch(path: &Path, secs: u64) {
         .unwrap()
         .set_modified(SystemTime::now() + Duration::from_secs(secs))
         .unwrap();
-}
-
-fn roots(dir: &Path) -> Vec<SessionRoot> {
-    vec![SessionRoot {
-        path: dir.to_path_buf(),
-        agent: Some(Dialect::Pi),
-    }]
-}
-
-fn list_with(index: &mut Index, dir: &Path) -> (Listing, ListStats) {
-    let listing = index.list(&roots(dir), ListOptions { with_text: true }, |_| {});
-    (listing, index.stats().clone())
-}
-
-fn list(cache: &Path, dir: &Path) -> (Listing, ListStats) {
-    list_with(&mut Index::open_at(cache), dir)
-}
-
-#[track_caller]
-fn assert_same(what: &str, a: &Listing, b: &Listing) {
-    assert_eq!(a.sessions, b.sessions, "{what}");
-    assert_eq!(a.problems, b.problems, "{what}");
 }
 
 /// The cache as it is on disk agrees with a cold scan and with a cache built from nothing, and
@@ -499,23 +464,7 @@ fn cache_clear_removes_the_journal_and_no_cache_writes_none() {
     let home = tmp.path();
     let sessions = home.join("pi-agent/sessions");
     let paths = corpus(&sessions, 20);
-    let grove = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-            .args(args)
-            .env("PI_CODING_AGENT_DIR", home.join("pi-agent"))
-            .env("ATOMIC_CODING_AGENT_DIR", home.join("atomic-agent"))
-            .env_remove("PI_CODING_AGENT_SESSION_DIR")
-            .env_remove("ATOMIC_CODING_AGENT_SESSION_DIR")
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .output()
-            .expect("run grove");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let grove = |args: &[&str]| grove_at(home, args);
     let cache = home.join("cache/grove");
     grove(&["--no-cache", "list", "--all", "--json"]);
     assert!(!home.join("cache").exists(), "--no-cache writes nothing");

@@ -198,16 +198,6 @@ fn every_fixture_loads_slim_as_whole() {
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"0196-aaaa","timestamp":"2025-01-02T03:04:05.000Z","cwd":"/w"}"#;
 
-/// A JSON string body (without quotes) of about `len` bytes made of `unit`s, which may be
-/// escapes or multi-byte characters, so cuts fall inside and around them.
-fn body(unit: &str, len: usize) -> String {
-    let mut s = String::new();
-    while s.len() < len {
-        s.push_str(unit);
-    }
-    s
-}
-
 fn long_string() -> impl Strategy<Value = String> {
     let unit = prop_oneof![
         Just("a"),
@@ -226,7 +216,7 @@ fn long_string() -> impl Strategy<Value = String> {
         (ELIDE_OVER - 8)..(ELIDE_OVER + 8),
         3000usize..9000,
     ];
-    (unit, len, "[a-z]{0,3}").prop_map(|(u, n, tail)| format!("{}{tail}", body(u, n)))
+    (unit, len, "[a-z]{0,3}").prop_map(|(u, n, tail)| format!("{}{tail}", common::json_body(u, n)))
 }
 
 /// Entries with long strings in every kind of place.

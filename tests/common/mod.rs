@@ -13,6 +13,8 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
+pub mod index;
+
 /// The header line of a v3 session (no trailing newline).
 pub fn header(id: &str, cwd: &str) -> String {
     serde_json::json!({
@@ -416,4 +418,14 @@ pub fn mutated_session(header: &str, lines: &[String], edits: &[Edit]) -> Vec<u8
         bytes.push(b'\n');
     }
     bytes
+}
+
+/// A JSON string body (without quotes) of at least `len` bytes made of `unit`s, which may be
+/// escapes or multi-byte characters, so cuts fall inside and around them.
+pub fn json_body(unit: &str, len: usize) -> String {
+    let mut s = String::new();
+    while s.len() < len {
+        s.push_str(unit);
+    }
+    s
 }
