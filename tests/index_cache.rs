@@ -11,7 +11,7 @@ use grove::storage::roots::SessionRoot;
 use grove::storage::scan::{Listing, list_sessions};
 
 mod common;
-use common::index::{header, message, roots};
+use common::index::{append, header, message, roots};
 
 fn write_session(dir: &Path, name: &str, n: usize) -> PathBuf {
     let sub = dir.join("--w--");
@@ -122,21 +122,11 @@ fn a_torn_last_line_is_reread_once_complete() {
     let path = write_session(&dir, "t.jsonl", 4);
     let line = message("zz000002", Some("00000003"), "assistant", "finished");
     let (head, rest) = line.split_at(30);
-    fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(head.as_bytes())
-        .unwrap();
+    append(&path, head.as_bytes());
     let (torn, _) = list(&cache, &dir, true);
     assert_eq!(torn.sessions[0].parse_issues, 1);
     assert_same(&torn, &cold(&dir));
-    fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(format!("{rest}\n").as_bytes())
-        .unwrap();
+    append(&path, format!("{rest}\n").as_bytes());
     let (done, stats) = list(&cache, &dir, true);
     assert_eq!(stats.resumed, 1);
     assert_eq!(done.sessions[0].parse_issues, 0);
@@ -234,12 +224,10 @@ fn the_root_agent_is_applied_to_cached_rows() {
     let (dir, cache) = (tmp.path().join("s"), tmp.path().join("cache"));
     write_session(&dir, "p.jsonl", 2);
     let atomic = write_session(&dir, "a.jsonl", 2);
-    fs::OpenOptions::new()
-        .append(true)
-        .open(&atomic)
-        .unwrap()
-        .write_all(b"{\"type\":\"session_summary\",\"id\":\"ss\",\"summary\":\"s\"}\n")
-        .unwrap();
+    append(
+        &atomic,
+        b"{\"type\":\"session_summary\",\"id\":\"ss\",\"summary\":\"s\"}\n",
+    );
     for agent in [Some(Dialect::Pi), None, Some(Dialect::Atomic), None] {
         let roots = vec![SessionRoot {
             path: dir.clone(),

@@ -4,7 +4,6 @@
 //! Every test uses its own cache folder.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -12,7 +11,7 @@ use grove::storage::index::{CHAIN_MAX_LINKS, Index};
 use grove::storage::scan::list_sessions;
 
 mod common;
-use common::index::{Rng, assert_same, list, list_with, roots};
+use common::index::{Rng, append, assert_same, list, list_with, roots, set_mtime};
 
 /// A session being written: its entry ids so far (for parents, labels and branches).
 struct Session {
@@ -40,12 +39,7 @@ impl Session {
     }
 
     fn append(&self, bytes: &[u8]) {
-        fs::OpenOptions::new()
-            .append(true)
-            .open(&self.path)
-            .unwrap()
-            .write_all(bytes)
-            .unwrap();
+        append(&self.path, bytes);
     }
 
     /// `n` complete lines of most entry kinds the listing reads: messages of every role (some
@@ -395,12 +389,10 @@ fn compaction_rewrites_chains_readably() {
     while log_name(&cache) == first_log {
         touches += 1;
         assert!(touches < 20, "the log is compacted");
-        fs::OpenOptions::new()
-            .write(true)
-            .open(&large.path)
-            .unwrap()
-            .set_modified(SystemTime::now() + Duration::from_secs(touches))
-            .unwrap();
+        set_mtime(
+            &large.path,
+            SystemTime::now() + Duration::from_secs(touches),
+        );
         let (_, stats) = list_with(&mut index, &dir);
         assert_eq!(stats.scanned, 1, "{stats:?}");
     }

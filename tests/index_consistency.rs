@@ -3,7 +3,6 @@
 //! files replaced by different ones of the same size and mtime).
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -11,7 +10,7 @@ use grove::storage::index::Index;
 use grove::storage::scan::list_sessions;
 
 mod common;
-use common::index::{Rng, assert_same, list_with, roots};
+use common::index::{Rng, append, assert_same, list_with, roots, set_mtime};
 
 /// One session as JSONL lines, with most entry kinds the listing cares about.
 fn session_lines(rng: &mut Rng, n: usize, id: &str) -> Vec<String> {
@@ -94,24 +93,6 @@ fn generate(dir: &Path, sessions: usize, seed: u64) -> Vec<PathBuf> {
         paths.push(path);
     }
     paths
-}
-
-fn append(path: &Path, bytes: &[u8]) {
-    fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .unwrap()
-        .write_all(bytes)
-        .unwrap();
-}
-
-fn set_mtime(path: &Path, t: SystemTime) {
-    fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
 }
 
 #[test]

@@ -12,7 +12,9 @@ use grove::storage::index::{Index, ListOptions};
 use grove::storage::scan::list_sessions;
 
 mod common;
-use common::index::{assert_same, grove_at, header, list, list_with, message, roots};
+use common::index::{
+    append, assert_same, grove_at, header, list, list_with, message, roots, set_mtime,
+};
 
 /// `n` sessions `s0000.jsonl`.. of 6 messages each; returns their paths.
 fn corpus(dir: &Path, n: usize) -> Vec<PathBuf> {
@@ -43,22 +45,12 @@ fn grow(path: &Path, tag: &str) {
         "user",
         &format!("grown {tag}"),
     ) + "\n";
-    fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .unwrap()
-        .write_all(line.as_bytes())
-        .unwrap();
+    append(path, line.as_bytes());
 }
 
 /// A changed mtime: the file is rescanned, its row rewritten.
 fn touch(path: &Path, secs: u64) {
-    fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(SystemTime::now() + Duration::from_secs(secs))
-        .unwrap();
+    set_mtime(path, SystemTime::now() + Duration::from_secs(secs));
 }
 
 /// The cache as it is on disk agrees with a cold scan and with a cache built from nothing, and

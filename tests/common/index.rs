@@ -1,8 +1,11 @@
 //! Helpers of the index tests: a deterministic generator, a folder as a pi root, listings
 //! through an index, the entry lines they write, and `grove` run against a corpus.
 
+use std::fs;
+use std::io::Write;
 use std::path::Path;
 use std::process::Command;
+use std::time::SystemTime;
 
 use grove::model::context::Dialect;
 use grove::storage::index::{Index, ListOptions, ListStats};
@@ -114,4 +117,24 @@ pub fn grove_at(home: &Path, args: &[&str]) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+/// Appends `bytes` to the file at `path`.
+pub fn append(path: &Path, bytes: &[u8]) {
+    fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+}
+
+/// Sets the file's modification time.
+pub fn set_mtime(path: &Path, t: SystemTime) {
+    fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
 }
