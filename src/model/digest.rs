@@ -225,18 +225,11 @@ impl MessageDigest {
             };
             m.insert("content".into(), content);
         }
-        let fields = [
-            ("stopReason", &self.stop_reason),
-            ("errorMessage", &self.error_message),
-            ("toolCallId", &self.tool_call_id),
-            ("toolName", &self.tool_name),
-            ("command", &self.command),
-            ("provider", &self.provider),
-            ("model", &self.model),
-        ];
-        for (key, value) in fields {
-            if let Some(v) = value {
-                m.insert(key.into(), Value::String(v.to_string()));
+        // A copy to take the fields from (a stand-in is rare: the file changed under a view).
+        let mut fields = self.clone();
+        for key in Self::STRING_FIELDS {
+            if let Some(v) = fields.string_field_mut(key).and_then(Option::take) {
+                m.insert(key.into(), Value::String(v.into()));
             }
         }
         m

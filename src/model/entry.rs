@@ -56,45 +56,37 @@ pub enum EntryKind {
 }
 
 impl EntryKind {
+    /// Every kind the formats name, with its `type` string.
+    const NAMED: [(EntryKind, &'static str); 14] = [
+        (Self::Message, "message"),
+        (Self::ThinkingLevelChange, "thinking_level_change"),
+        (Self::ModelChange, "model_change"),
+        (Self::Compaction, "compaction"),
+        (Self::BranchSummary, "branch_summary"),
+        (Self::Custom, "custom"),
+        (Self::CustomMessage, "custom_message"),
+        (Self::Label, "label"),
+        (Self::SessionInfo, "session_info"),
+        (Self::SessionSummary, "session_summary"),
+        (Self::ContextCompaction, "context_compaction"),
+        (Self::ContextWindowChange, "context_window_change"),
+        (Self::Usage, "usage"),
+        (Self::ContextEdit, "context_edit"),
+    ];
+
     /// The `type` string of a kind the formats name (`None` for [`EntryKind::Other`]).
     pub fn type_name(self) -> Option<&'static str> {
-        Some(match self {
-            Self::Message => "message",
-            Self::ThinkingLevelChange => "thinking_level_change",
-            Self::ModelChange => "model_change",
-            Self::Compaction => "compaction",
-            Self::BranchSummary => "branch_summary",
-            Self::Custom => "custom",
-            Self::CustomMessage => "custom_message",
-            Self::Label => "label",
-            Self::SessionInfo => "session_info",
-            Self::SessionSummary => "session_summary",
-            Self::ContextCompaction => "context_compaction",
-            Self::ContextWindowChange => "context_window_change",
-            Self::Usage => "usage",
-            Self::ContextEdit => "context_edit",
-            Self::Other => return None,
-        })
+        Self::NAMED
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map(|&(_, t)| t)
     }
 
     pub fn from_type(t: &str) -> Self {
-        match t {
-            "message" => Self::Message,
-            "thinking_level_change" => Self::ThinkingLevelChange,
-            "model_change" => Self::ModelChange,
-            "compaction" => Self::Compaction,
-            "branch_summary" => Self::BranchSummary,
-            "custom" => Self::Custom,
-            "custom_message" => Self::CustomMessage,
-            "label" => Self::Label,
-            "session_info" => Self::SessionInfo,
-            "session_summary" => Self::SessionSummary,
-            "context_compaction" => Self::ContextCompaction,
-            "context_window_change" => Self::ContextWindowChange,
-            "usage" => Self::Usage,
-            "context_edit" => Self::ContextEdit,
-            _ => Self::Other,
-        }
+        Self::NAMED
+            .iter()
+            .find(|(_, name)| *name == t)
+            .map_or(Self::Other, |&(k, _)| k)
     }
 }
 
@@ -334,22 +326,16 @@ impl Entry {
         // the object), and the entry's own fields the ids, type and time: their JSON goes,
         // which leaves most slim objects empty.
         let mut lifted = 0;
-        let mut take = |key: &str, bit: u8, ok: bool| {
-            if ok && e.slim.get(key).is_some_and(Value::is_string) {
-                e.slim.shift_remove(key);
-                lifted |= bit;
-            }
-        };
-        take("type", LIFTED_TYPE, e.kind.type_name().is_some());
-        take("id", LIFTED_ID, true);
-        take("parentId", LIFTED_PARENT, true);
-        let timestamp = match e.slim.get("timestamp") {
-            Some(Value::String(_)) => match e.slim.shift_remove("timestamp") {
-                Some(Value::String(t)) => Some(t.into_boxed_str()),
-                _ => None,
-            },
-            _ => None,
-        };
+        if e.kind.type_name().is_some() && take_string(&mut e.slim, "type").is_some() {
+            lifted |= LIFTED_TYPE;
+        }
+        if take_string(&mut e.slim, "id").is_some() {
+            lifted |= LIFTED_ID;
+        }
+        if take_string(&mut e.slim, "parentId").is_some() {
+            lifted |= LIFTED_PARENT;
+        }
+        let timestamp = take_string(&mut e.slim, "timestamp").map(String::into_boxed_str);
         // Rebuilt to fit (a map keeps its capacity when keys are removed).
         e.slim = std::mem::take(&mut e.slim).into_iter().collect();
         e.elided = Some(Box::new(Elided {
@@ -511,6 +497,17 @@ impl Entry {
     /// True for user and assistant messages, the ones listings take text and times from.
     pub fn is_conversation_message(&self) -> bool {
         matches!(self.role(), Some("user" | "assistant"))
+    }
+}
+
+/// Removes `key` from `map` when its value is a string, and returns that string.
+fn take_string(map: &mut JsonMap, key: &str) -> Option<String> {
+    if !map.get(key)?.is_string() {
+        return None;
+    }
+    match map.shift_remove(key)? {
+        Value::String(s) => Some(s),
+        _ => None,
     }
 }
 

@@ -259,19 +259,16 @@ impl TreeNav {
         // Stable: the root holding the leaf first, the rest in file order.
         roots.sort_by_key(|&r| !active[r]);
         let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        // Only assistant messages' digests hold tool calls.
         let calls: usize = entries
             .par_iter()
-            .filter(|e| e.role == Role::Assistant)
             .filter_map(|e| Some(e.digest()?.tool_calls.len()))
             .sum();
         self.tool_calls.reserve(calls);
         while let Some(i) = stack.pop() {
             self.order.push(i);
             // In walk order: a repeated id, the later one wins. Shared, not copied.
-            if let Some(d) = entries[i]
-                .digest()
-                .filter(|_| entries[i].role == Role::Assistant)
-            {
+            if let Some(d) = entries[i].digest() {
                 let calls = d.tool_calls.iter();
                 self.tool_calls
                     .extend(calls.map(|(id, call)| (id.clone(), call.clone())));
