@@ -1,12 +1,14 @@
 //! The `grove` binary: the browser, or a non-interactive subcommand.
 #![forbid(unsafe_code)]
+// No unwrap, expect or panic outside tests (clippy.toml allows them in tests).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 use grove::cli::{Cli, run};
-use grove::ui::sanitize::sanitize_line;
+use grove::text::sanitize::sanitize_line;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,10 +24,10 @@ fn run_cli(cli: &Cli) -> ExitCode {
         if let Err(e) = color_eyre::install() {
             eprintln!("grove: {e}");
         }
-        return match grove::app::run::run_browser(&cli.global) {
+        return match grove::tui::run::run_browser(&cli.global) {
             Ok(code) => code,
             Err(e) => {
-                grove::app::run::restore_terminal();
+                grove::tui::run::restore_terminal();
                 eprintln!("grove: {}", sanitize_line(&format!("{e:#}")));
                 ExitCode::FAILURE
             }

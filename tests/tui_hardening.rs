@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use grove::app::event::{Effect, Event, ScanUpdate};
 use grove::app::matcher::execute_search;
-use grove::app::run::delete_session;
 use grove::app::session_view::SessionViewState;
 use grove::app::state::{Mode, PreviewSlot, Scope, Screen, SessionRecord};
 use grove::app::update::{apply, settle, update};
 use grove::storage::read::scan_info;
 use grove::storage::roots::SessionRoot;
+use grove::tui::run::delete_session;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use support::{CURRENT, Harness, MIN, info, record};
 

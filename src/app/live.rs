@@ -44,7 +44,7 @@ fn open_by_process(path: &Path) -> Option<String> {
             .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == target));
         if holds {
             let comm = std::fs::read_to_string(proc_entry.path().join("comm")).unwrap_or_default();
-            let comm = crate::ui::sanitize::sanitize_line(comm.trim()).into_owned();
+            let comm = crate::text::sanitize::sanitize_line(comm.trim()).into_owned();
             return Some(format!("open in {comm} (pid {pid})"));
         }
     }

@@ -3,10 +3,10 @@
 pub mod config;
 pub mod event;
 pub mod keymap;
+pub mod layout;
 pub mod live;
 pub mod matcher;
 pub mod preview;
-pub mod run;
 pub mod session_view;
 pub mod source;
 pub mod state;

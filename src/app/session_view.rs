@@ -681,7 +681,10 @@ impl SessionViewState {
             .find_map(|&i| self.session.entries().get(i)?.unavailable())
         {
             let text = format!("{why}; text shown shortened (reopen the session)");
-            self.set_status(crate::ui::sanitize::sanitize_line(&text).into_owned(), true);
+            self.set_status(
+                crate::text::sanitize::sanitize_line(&text).into_owned(),
+                true,
+            );
         }
     }
 
@@ -1351,7 +1354,7 @@ pub fn apply_outcome(state: &mut SessionViewState, outcome: Outcome) -> Vec<View
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             state.set_status(
-                format!("Forked to {}", crate::ui::sanitize::sanitize_line(&name)),
+                format!("Forked to {}", crate::text::sanitize::sanitize_line(&name)),
                 false,
             );
             vec![ViewEffect::SessionCreated {
@@ -1367,7 +1370,7 @@ pub fn apply_outcome(state: &mut SessionViewState, outcome: Outcome) -> Vec<View
             state.set_status(
                 format!(
                     "Exported to {}",
-                    crate::ui::sanitize::sanitize_line(&file.to_string_lossy())
+                    crate::text::sanitize::sanitize_line(&file.to_string_lossy())
                 ),
                 false,
             );

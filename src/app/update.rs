@@ -9,8 +9,8 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::Rect;
 
+use crate::app::layout::{list_window_start, picker_layout, view_body};
 use crate::model::search::Query;
-use crate::ui::layout::{list_window_start, picker_layout, view_body};
 
 use super::event::{Effect, Event, ScanUpdate, SearchRequest};
 use super::keymap::{Action, KeyContext};

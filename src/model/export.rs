@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::context::SessionContext;
 use super::entry::content_text;
 use super::tree::Session;
-use crate::ui::sanitize::{sanitize_line, sanitize_multiline};
+use crate::text::sanitize::{sanitize_line, sanitize_multiline};
 
 /// Session text for a heading or list item: sanitized, with every Markdown/HTML special
 /// character backslash-escaped so it renders as the literal text.

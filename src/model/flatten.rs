@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::digest::extract_content;
 use super::entry::{Entry, EntryKind, Role};
 use super::tree::Session;
-use crate::ui::sanitize::sanitize_line;
+use crate::text::sanitize::sanitize_line;
 
 /// Marks "no row" / "no entry" in the dense per-entry tables.
 const NONE: u32 = u32::MAX;
@@ -941,7 +941,7 @@ pub fn searchable_text(session: &Session, e: &Entry) -> String {
 /// pi `formatToolCall`: `[read: ~/p:1-20]`, `[bash: cmd…]`, `[name: {json}…]`.
 pub fn format_tool_call(call: &ToolCall, home: Option<&str>) -> String {
     // Unlike pi, only a whole folder is replaced: home `/home/al` leaves `/home/alice` alone.
-    let shorten = |p: &str| -> String { super::paths::shorten_home(p, home).into_owned() };
+    let shorten = |p: &str| -> String { crate::text::paths::shorten_home(p, home).into_owned() };
     let path_or = |default: &str| {
         let p = call.path.as_deref().or(call.file_path.as_deref());
         shorten(p.unwrap_or(default))

@@ -7,7 +7,6 @@ pub mod export;
 pub mod flatten;
 pub mod info;
 pub mod parse;
-pub mod paths;
 pub mod search;
 pub mod transcript;
 pub mod tree;

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::state::{AppState, Liveness, Mode};
-use crate::ui::sanitize::sanitize_line;
+use crate::text::sanitize::sanitize_line;
 
 use super::format::{one_line, shorten_home, truncate_left, wrap_text};
 

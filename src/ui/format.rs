@@ -6,7 +6,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::model::entry::format_iso_ms;
 
-use super::sanitize::{sanitize_multiline, truncate_width};
+use crate::text::sanitize::{sanitize_multiline, truncate_width};
 
 /// pi's age format: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
 pub fn format_age(now_ms: i64, then_ms: i64) -> String {
@@ -40,7 +40,7 @@ pub fn format_date(ms: i64) -> String {
     }
 }
 
-pub use crate::model::paths::shorten_home;
+pub use crate::text::paths::shorten_home;
 
 /// Keeps the end of `s` within `max` columns, starting with `…` when cut (paths read best from
 /// the end).
@@ -134,7 +134,7 @@ fn truncate_hard(s: &str, width: usize) -> &str {
 
 /// One line of untrusted text, sanitized and cut to `max` columns.
 pub fn one_line(text: &str, max: usize) -> String {
-    let clean = super::sanitize::sanitize_line(text);
+    let clean = crate::text::sanitize::sanitize_line(text);
     truncate_width(clean.trim(), max).into_owned()
 }
 

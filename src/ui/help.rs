@@ -9,10 +9,10 @@ use unicode_width::UnicodeWidthStr;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use super::sanitize::sanitize_line;
 use super::theme::Theme;
 use crate::app::keymap::KeyContext;
 use crate::app::state::{AppState, Screen};
+use crate::text::sanitize::sanitize_line;
 
 /// What a key does to an open help popup: scroll it, or close it.
 pub enum HelpKey {

@@ -5,10 +5,8 @@
 pub mod dialogs;
 pub mod format;
 pub mod help;
-pub mod layout;
 pub mod picker;
 pub mod preview;
-pub mod sanitize;
 pub mod session_view;
 pub mod theme;
 pub mod transcript_pane;
@@ -24,7 +22,7 @@ use crate::app::state::{AppState, Mode, Screen};
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     let area = frame.area();
-    if layout::too_small(area) {
+    if crate::app::layout::too_small(area) {
         draw_too_small(frame, area);
         return;
     }
@@ -48,8 +46,8 @@ fn draw_too_small(frame: &mut Frame, area: Rect) {
         "Terminal too small ({}×{}); grove needs at least {}×{}.",
         area.width,
         area.height,
-        layout::MIN_WIDTH,
-        layout::MIN_HEIGHT
+        crate::app::layout::MIN_WIDTH,
+        crate::app::layout::MIN_HEIGHT
     );
     frame.render_widget(
         Paragraph::new(Line::raw(text)).wrap(Wrap { trim: true }),

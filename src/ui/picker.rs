@@ -12,11 +12,11 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::app::keymap::{Action, KeyContext, Keymap};
 use crate::app::state::{AppState, Liveness, Mode, NameFilter, Row, Scope, StatusKind};
-use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 
 use super::format::{format_age, shorten_home, truncate_left};
-use super::layout::{list_window_start, picker_layout};
+use crate::app::layout::{list_window_start, picker_layout};
 
 /// Draws the picker into `area`.
 pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {

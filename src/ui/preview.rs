@@ -15,7 +15,7 @@ use crate::model::info::SessionInfo;
 use crate::ui::theme::Theme;
 
 use super::format::{format_date, human_count, one_line, shorten_home, wrap_text};
-use super::layout::view_body;
+use crate::app::layout::view_body;
 
 /// Lines per message in the side pane (the full view shows everything).
 const PANE_LINES_PER_MESSAGE: usize = 4;

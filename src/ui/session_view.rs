@@ -9,8 +9,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout};
 use crate::app::text_input::TextInput;
+use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::format::truncate_left;
-use crate::ui::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::transcript_pane::draw_transcript_pane;
 use crate::ui::tree_pane::draw_tree_pane;

@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::session_view::transcript::{LineStyle, wrap};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
 use crate::model::flatten::search_tokens;
-use crate::ui::sanitize::{sanitize_line, truncate_width};
+use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
 

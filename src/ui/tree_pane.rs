@@ -16,7 +16,7 @@ use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::session_view::{Focus, Mode, SessionViewState};
 use crate::model::flatten::{RowStyle, contains_all, row_text, search_tokens, searchable_text};
-use crate::ui::sanitize::sanitize_line;
+use crate::text::sanitize::sanitize_line;
 use crate::ui::theme::Theme;
 
 pub fn row_style(s: RowStyle) -> Style {

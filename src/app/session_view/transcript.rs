@@ -12,7 +12,7 @@ use crate::model::entry::content_text;
 use crate::model::export::image_placeholder;
 use crate::model::flatten::{contains_all, search_tokens};
 use crate::model::transcript::tool_call_text;
-use crate::ui::sanitize::{sanitize_line, sanitize_multiline};
+use crate::text::sanitize::{sanitize_line, sanitize_multiline};
 
 /// Tool output, bash output and summaries longer than this many lines start collapsed.
 pub const COLLAPSE_OVER: usize = 12;

@@ -28,19 +28,19 @@ use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::scan_info;
 use crate::storage::roots::SessionRoot;
 use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
-use crate::ui::sanitize::{is_clean, sanitize_line};
+use crate::text::sanitize::{is_clean, sanitize_line};
 use crate::ui::theme::{Theme, no_color_env};
 
-use super::config::Config;
-use super::event::{Effect, Event, SearchRequest};
-use super::keymap::Keymap;
-use super::live::check_liveness;
-use super::matcher::execute_search;
-use super::preview::load_preview;
-use super::session_view;
-use super::source::{IndexSource, SessionSource};
-use super::state::{AppState, Options, Scope, SessionRecord};
-use super::update::{TICK_MS, apply, settle, start, update};
+use crate::app::config::Config;
+use crate::app::event::{Effect, Event, SearchRequest};
+use crate::app::keymap::Keymap;
+use crate::app::live::check_liveness;
+use crate::app::matcher::execute_search;
+use crate::app::preview::load_preview;
+use crate::app::session_view;
+use crate::app::source::{IndexSource, SessionSource};
+use crate::app::state::{AppState, Options, Scope, SessionRecord};
+use crate::app::update::{TICK_MS, apply, settle, start, update};
 use crate::storage::index::Index;
 
 /// At most one frame per this long.

@@ -21,7 +21,7 @@ use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
 use crate::storage::scan::Listing;
 use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
-use crate::ui::sanitize::sanitize_line;
+use crate::text::sanitize::sanitize_line;
 
 /// grove: browse, search and safely edit pi and Atomic sessions.
 #[derive(Debug, Parser)]
@@ -247,7 +247,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                         short_id(&s.id),
                         s.message_count,
                         s.modified_iso(),
-                        sanitize_line(&crate::ui::sanitize::truncate_width(s.title(), 100))
+                        sanitize_line(&crate::text::sanitize::truncate_width(s.title(), 100))
                     )?;
                 }
             }
@@ -691,7 +691,7 @@ pub fn load_for_display(path: &Path) -> Result<Session, CliError> {
             sanitize_line(&path.to_string_lossy()),
             issues.len(),
             first.line,
-            sanitize_line(&crate::ui::sanitize::truncate_width(&first.message, 200))
+            sanitize_line(&crate::text::sanitize::truncate_width(&first.message, 200))
         );
     }
     Ok(s)
@@ -813,7 +813,7 @@ pub fn entry_summary(s: &Session, i: usize) -> String {
         .label_of(s.entries(), i)
         .map(|l| format!("[{}] ", l.text))
         .unwrap_or_default();
-    sanitize_line(&crate::ui::sanitize::truncate_width(
+    sanitize_line(&crate::text::sanitize::truncate_width(
         &format!("{label}{body}"),
         120,
     ))
@@ -945,7 +945,7 @@ fn context(
             "{} {}: {}",
             sanitize_line(&s.entries()[m.entry_index].id),
             sanitize_line(m.role()),
-            sanitize_line(&crate::ui::sanitize::truncate_width(&text, 100))
+            sanitize_line(&crate::text::sanitize::truncate_width(&text, 100))
         )?;
     }
     Ok(())

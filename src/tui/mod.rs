@@ -1,0 +1,3 @@
+//! The terminal runtime: terminal set-up and restore, the event loop, and effect execution.
+
+pub mod run;
