@@ -16,11 +16,11 @@ use grove::app::keymap::Keymap;
 use grove::app::matcher::execute_search;
 use grove::app::preview::load_preview;
 use grove::app::state::{AppState, Liveness, Options, Scope, SessionRecord};
+use grove::app::theme::Palette;
 use grove::app::update::{start, update};
 use grove::storage::demo::demo_source;
 use grove::storage::read::scan_info;
 use grove::storage::roots::{SessionRoot, find_session_files};
-use grove::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -112,7 +112,7 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
         home: Some("/home/demo".into()),
         ..Options::default()
     };
-    let mut state = AppState::new(options, Keymap::default(), Theme::default());
+    let mut state = AppState::new(options, Keymap::default(), Palette::default());
     state.viewport = (WIDTH, HEIGHT);
     state.picker.scope = Scope::All;
     let generation = {

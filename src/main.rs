@@ -24,7 +24,7 @@ fn run_cli(cli: &Cli) -> ExitCode {
         if let Err(e) = color_eyre::install() {
             eprintln!("grove: {e}");
         }
-        return match grove::tui::run::run_browser(&cli.global) {
+        return match grove::tui::run::run_browser(&cli.global.browser_args()) {
             Ok(code) => code,
             Err(e) => {
                 grove::tui::run::restore_terminal();

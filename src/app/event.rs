@@ -15,9 +15,9 @@ use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
 
 use super::preview::Preview;
-use super::session_view::{Outcome, ViewEffect};
+use super::session_view::types::{Outcome, ViewEffect};
 use super::state::{Liveness, SessionRecord, UndoItem};
-use crate::app::session_view::SessionViewState;
+use crate::app::session_view::state::SessionViewState;
 use ratatui::layout::Rect;
 
 /// Progress of a scan.

@@ -4,100 +4,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::info::SessionInfo;
-use crate::model::search::{PreparedText, Query, Score, SearchFields};
+use crate::model::search::{Query, Score};
 use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
-use crate::ui::theme::Theme;
+
+pub use super::record::{SessionRecord, same_dir};
+pub use super::rows::Row;
+use super::rows::{plain_rows, sort_recent, threaded_rows};
 
 use super::keymap::Keymap;
 use super::preview::Preview;
 use super::text_input::TextInput;
-
-/// One listed session, with what search and threading need precomputed (off the UI thread).
-#[derive(Debug, Clone)]
-pub struct SessionRecord {
-    /// The listing fields; `all_messages_text` is emptied once `prepared` holds it.
-    pub info: SessionInfo,
-    /// The lowercased searched text, built once per session.
-    pub prepared: PreparedText,
-    /// Whether the session's cwd is the folder grove was started in.
-    pub in_current_dir: bool,
-    /// The file's canonical path, for matching forks to parents.
-    pub canonical_path: Option<PathBuf>,
-    /// The canonical path of `parentSession`, when it exists.
-    pub canonical_parent: Option<PathBuf>,
-}
-
-impl SessionRecord {
-    /// Builds a record, touching the file system to canonicalise paths. Call off the UI thread.
-    pub fn new(info: SessionInfo, current_dir: Option<&Path>) -> Self {
-        let in_current_dir = current_dir.is_some_and(|d| same_dir(&info.cwd, d));
-        let canonical_path = std::fs::canonicalize(&info.path).ok();
-        let canonical_parent = info
-            .parent_session_path
-            .as_deref()
-            .and_then(|p| std::fs::canonicalize(p).ok());
-        let mut r = Self::without_fs(info, in_current_dir);
-        r.canonical_path = canonical_path;
-        r.canonical_parent = canonical_parent;
-        r
-    }
-
-    /// Builds a record without touching the file system (tests, cached listings).
-    pub fn without_fs(mut info: SessionInfo, in_current_dir: bool) -> Self {
-        let prepared = PreparedText::new(&SearchFields {
-            id: &info.id,
-            name: info.name.as_deref(),
-            summary: info.summary.as_deref(),
-            text: &info.all_messages_text,
-            cwd: &info.cwd,
-        });
-        // The prepared copy replaces the original text; keeping both would double memory.
-        info.all_messages_text = String::new();
-        SessionRecord {
-            info,
-            prepared,
-            in_current_dir,
-            canonical_path: None,
-            canonical_parent: None,
-        }
-    }
-
-    /// The fields the exact-match tier looks at (the text itself is in `prepared`).
-    pub fn search_fields(&self) -> SearchFields<'_> {
-        SearchFields {
-            id: &self.info.id,
-            name: self.info.name.as_deref(),
-            summary: self.info.summary.as_deref(),
-            text: "",
-            cwd: &self.info.cwd,
-        }
-    }
-
-    pub fn is_named(&self) -> bool {
-        self.info
-            .name
-            .as_deref()
-            .is_some_and(|n| !n.trim().is_empty())
-    }
-}
-
-/// Whether a session's cwd names the folder `dir` (literally, or after resolving links).
-pub fn same_dir(session_cwd: &str, dir: &Path) -> bool {
-    if session_cwd.is_empty() {
-        return false;
-    }
-    let trimmed = session_cwd.trim_end_matches('/');
-    let cwd = Path::new(if trimmed.is_empty() { "/" } else { trimmed });
-    if cwd == dir {
-        return true;
-    }
-    match (std::fs::canonicalize(cwd), std::fs::canonicalize(dir)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
+use super::theme::Palette;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -148,7 +66,7 @@ pub enum Screen {
     /// The session view: the entry tree beside the transcript of the selected branch.
     View {
         record: usize,
-        view: Box<crate::app::session_view::SessionViewState>,
+        view: Box<crate::app::session_view::state::SessionViewState>,
     },
 }
 
@@ -213,15 +131,6 @@ pub struct Status {
     pub kind: StatusKind,
     /// Ticks until it disappears.
     pub ticks_left: u32,
-}
-
-/// One visible row of the list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    /// Index into [`PickerState::records`].
-    pub record: usize,
-    /// Threaded sort: `│  `, `├─ `, `└─ ` drawing; empty otherwise.
-    pub prefix: String,
 }
 
 /// Scan progress.
@@ -345,14 +254,15 @@ pub struct AppState {
     /// Terminal size (columns, rows).
     pub viewport: (u16, u16),
     pub keymap: Keymap,
-    pub theme: Theme,
+    /// The colour choices the views draw with.
+    pub palette: Palette,
     pub options: Options,
     /// Something visible changed since the last frame.
     pub dirty: bool,
 }
 
 impl AppState {
-    pub fn new(options: Options, keymap: Keymap, theme: Theme) -> Self {
+    pub fn new(options: Options, keymap: Keymap, palette: Palette) -> Self {
         AppState {
             picker: PickerState::default(),
             screen: Screen::Picker,
@@ -362,7 +272,7 @@ impl AppState {
             previews: HashMap::new(),
             viewport: (80, 24),
             keymap,
-            theme,
+            palette,
             options,
             dirty: true,
         }
@@ -472,162 +382,4 @@ impl PickerState {
         let target = (self.selected as isize + delta).max(0) as usize;
         self.select(target);
     }
-}
-
-fn plain_rows(indices: Vec<usize>) -> Vec<Row> {
-    indices
-        .into_iter()
-        .map(|record| Row {
-            record,
-            prefix: String::new(),
-        })
-        .collect()
-}
-
-/// Newest first; ties by path so the order is stable.
-fn sort_recent(records: &[Arc<SessionRecord>], indices: &mut [usize]) {
-    indices.sort_by(|&a, &b| {
-        let (a, b) = (&records[a].info, &records[b].info);
-        b.modified_ms
-            .cmp(&a.modified_ms)
-            .then_with(|| a.path.cmp(&b.path))
-    });
-}
-
-/// The parent of each listed record among the listed records: `parentSession` matched by exact
-/// path, else canonical path, else file name (copies of a session folder keep file names but
-/// not absolute paths).
-fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, usize> {
-    let mut by_path: HashMap<&Path, usize> = HashMap::new();
-    let mut by_canonical: HashMap<&Path, usize> = HashMap::new();
-    let mut by_name: HashMap<&std::ffi::OsStr, Option<usize>> = HashMap::new();
-    for &i in listed {
-        let r = &records[i];
-        by_path.insert(r.info.path.as_path(), i);
-        if let Some(c) = &r.canonical_path {
-            by_canonical.insert(c.as_path(), i);
-        }
-        if let Some(n) = r.info.path.file_name() {
-            // An ambiguous name matches nothing.
-            by_name
-                .entry(n)
-                .and_modify(|v| *v = None)
-                .or_insert(Some(i));
-        }
-    }
-    let mut out = HashMap::new();
-    for &i in listed {
-        let r = &records[i];
-        let Some(parent) = r.info.parent_session_path.as_deref() else {
-            continue;
-        };
-        let parent = Path::new(parent);
-        let found = by_path
-            .get(parent)
-            .or_else(|| {
-                r.canonical_parent
-                    .as_deref()
-                    .and_then(|c| by_canonical.get(c))
-            })
-            .copied()
-            .or_else(|| {
-                parent
-                    .file_name()
-                    .and_then(|n| by_name.get(n).copied().flatten())
-            });
-        if let Some(p) = found
-            && p != i
-        {
-            out.insert(i, p);
-        }
-    }
-    // A cycle (a session naming its own descendant) would hide both; break it at the child.
-    let keys: Vec<usize> = out.keys().copied().collect();
-    for start in keys {
-        let mut seen = vec![start];
-        let mut cur = start;
-        while let Some(&p) = out.get(&cur) {
-            if seen.contains(&p) {
-                out.remove(&cur);
-                break;
-            }
-            seen.push(p);
-            cur = p;
-        }
-    }
-    out
-}
-
-/// pi's threaded view: forks under their parent, siblings and roots by most recent activity
-/// in their subtree, flattened depth first with `├─`/`└─` prefixes.
-fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Row> {
-    let parent_of = parents(records, listed);
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut roots = Vec::new();
-    for &i in listed {
-        match parent_of.get(&i) {
-            Some(&p) => children.entry(p).or_default().push(i),
-            None => roots.push(i),
-        }
-    }
-    // Most recent activity anywhere in the subtree.
-    fn latest(
-        i: usize,
-        records: &[Arc<SessionRecord>],
-        children: &HashMap<usize, Vec<usize>>,
-        memo: &mut HashMap<usize, i64>,
-    ) -> i64 {
-        if let Some(&m) = memo.get(&i) {
-            return m;
-        }
-        let own = records[i].info.modified_ms;
-        let m = children.get(&i).map_or(own, |c| {
-            c.iter()
-                .map(|&k| latest(k, records, children, memo))
-                .fold(own, i64::max)
-        });
-        memo.insert(i, m);
-        m
-    }
-    let mut memo = HashMap::new();
-    for &i in listed {
-        latest(i, records, &children, &mut memo);
-    }
-    let order = |list: &mut Vec<usize>| {
-        list.sort_by(|a, b| {
-            memo[b]
-                .cmp(&memo[a])
-                .then_with(|| records[*a].info.path.cmp(&records[*b].info.path))
-        });
-    };
-    order(&mut roots);
-    for list in children.values_mut() {
-        order(list);
-    }
-    let mut rows = Vec::with_capacity(listed.len());
-    // Iterative DFS: (record, depth, is_last, ancestors-continue flags).
-    let mut stack: Vec<(usize, usize, bool, Vec<bool>)> = roots
-        .iter()
-        .rev()
-        .map(|&r| (r, 0, true, Vec::new()))
-        .collect();
-    while let Some((i, depth, is_last, ancestors)) = stack.pop() {
-        let mut prefix = String::new();
-        if depth > 0 {
-            for continues in &ancestors {
-                prefix.push_str(if *continues { "│  " } else { "   " });
-            }
-            prefix.push_str(if is_last { "└─ " } else { "├─ " });
-        }
-        rows.push(Row { record: i, prefix });
-        if let Some(kids) = children.get(&i) {
-            let mut next = ancestors.clone();
-            // The root level never draws a line (as pi).
-            next.push(depth > 0 && !is_last);
-            for (n, &k) in kids.iter().enumerate().rev() {
-                stack.push((k, depth + 1, n + 1 == kids.len(), next.clone()));
-            }
-        }
-    }
-    rows
 }

@@ -18,7 +18,7 @@ use crate::storage::append::{NewEntry, append_entry};
 use crate::storage::fork::fork_session;
 use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
-use crate::storage::roots::{ProcessEnv, SessionRoot, custom_roots, default_roots};
+use crate::storage::roots::SessionRoot;
 use crate::storage::scan::Listing;
 use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::text::sanitize::sanitize_line;
@@ -190,13 +190,21 @@ fn msg(s: impl Into<String>) -> CliError {
 
 /// The roots a run scans.
 pub fn resolve_roots(g: &GlobalArgs) -> io::Result<Vec<SessionRoot>> {
-    if g.demo {
-        return crate::storage::demo::demo_roots();
+    g.browser_args().roots()
+}
+
+impl GlobalArgs {
+    /// The options the browser needs.
+    pub fn browser_args(&self) -> crate::app::launch::BrowserArgs {
+        crate::app::launch::BrowserArgs {
+            session_dirs: self.session_dirs.clone(),
+            agent: self.agent.map(Into::into),
+            demo: self.demo,
+            no_cache: self.no_cache,
+            all: self.all,
+            print: self.print,
+        }
     }
-    if !g.session_dirs.is_empty() {
-        return Ok(custom_roots(&g.session_dirs, g.agent.map(Into::into)));
-    }
-    Ok(default_roots(&ProcessEnv))
 }
 
 /// Runs a subcommand, writing to `out`.
@@ -400,16 +408,7 @@ fn report_problems(listing: &Listing) {
 }
 
 fn same_cwd(session_cwd: &str, cwd: &Path) -> bool {
-    if Path::new(session_cwd) == cwd {
-        return true;
-    }
-    match (
-        std::fs::canonicalize(session_cwd),
-        std::fs::canonicalize(cwd),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    crate::text::paths::same_folder(session_cwd, cwd)
 }
 
 fn short_id(id: &str) -> String {

@@ -119,10 +119,7 @@ pub fn default_roots(env: &dyn Env) -> Vec<SessionRoot> {
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
+    crate::text::paths::same_folder(&a.to_string_lossy(), b)
 }
 
 /// Roots given on the command line: the agent is `forced`, else guessed from the path.

@@ -22,24 +22,23 @@ use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 
-use crate::cli::{GlobalArgs, resolve_roots};
 use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::scan_info;
 use crate::storage::roots::SessionRoot;
 use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
 use crate::text::sanitize::{is_clean, sanitize_line};
-use crate::ui::theme::{Theme, no_color_env};
 
 use crate::app::config::Config;
 use crate::app::event::{Effect, Event, SearchRequest};
-use crate::app::keymap::Keymap;
+use crate::app::launch::{BrowserArgs, Setup};
 use crate::app::live::check_liveness;
 use crate::app::matcher::execute_search;
 use crate::app::preview::load_preview;
 use crate::app::session_view;
 use crate::app::source::{IndexSource, SessionSource};
 use crate::app::state::{AppState, Options, Scope, SessionRecord};
+use crate::app::theme::no_color_env;
 use crate::app::update::{TICK_MS, apply, settle, start, update};
 use crate::storage::index::Index;
 
@@ -364,16 +363,17 @@ fn rename(
 }
 
 /// Runs the browser for the command-line options; returns the process exit code.
-pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
+pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let config = Config::load().wrap_err("cannot read the config file")?;
-    let mut keymap = Keymap::default();
-    let mut problems = keymap.apply_overrides(&config.keys);
-    let (theme, theme_problems) = Theme::resolve(no_color_env(), &config.theme);
-    problems.extend(theme_problems);
+    let Setup {
+        keymap,
+        palette,
+        problems,
+    } = Setup::from_config(&config, no_color_env());
     for p in &problems {
         eprintln!("grove: config: {}", sanitize_line(p));
     }
-    let roots = resolve_roots(global).wrap_err("cannot find the session folders")?;
+    let roots = global.roots().wrap_err("cannot find the session folders")?;
     let current_dir = std::env::current_dir().ok();
     if global.print && !io::stdin().is_terminal() && std::fs::File::open("/dev/tty").is_err() {
         return Err(eyre!("--print needs a terminal to draw on"));
@@ -385,7 +385,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         home: directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned()),
         ..Options::default()
     };
-    let mut state = AppState::new(options, keymap, theme);
+    let mut state = AppState::new(options, keymap, palette);
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;

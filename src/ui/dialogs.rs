@@ -1,6 +1,7 @@
 //! Prompts drawn over the bottom of the list: rename, delete confirmation, and the second,
 //! explicit confirmation for permanent deletion when the trash is unavailable.
 
+use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
@@ -11,7 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::state::{AppState, Liveness, Mode};
 use crate::text::sanitize::sanitize_line;
 
-use super::format::{one_line, shorten_home, truncate_left, wrap_text};
+use crate::app::format::{one_line, shorten_home, truncate_left, wrap_text};
 
 /// A box of `lines.len()` rows above the footer, as wide as the screen allows.
 fn bottom_box(area: Rect, content_rows: u16) -> Rect {
@@ -46,7 +47,7 @@ fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
 
 /// Draws the dialog of the current mode, if it has one.
 pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let home = state.options.home.as_deref();
     match &state.mode {
         Mode::Rename { input, .. } => {

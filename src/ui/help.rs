@@ -2,37 +2,13 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use unicode_width::UnicodeWidthStr;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
-
+use super::styled::styled_lines;
 use super::theme::Theme;
-use crate::app::keymap::KeyContext;
-use crate::app::state::{AppState, Screen};
-use crate::text::sanitize::sanitize_line;
-
-/// What a key does to an open help popup: scroll it, or close it.
-pub enum HelpKey {
-    Scroll(u16),
-    Close,
-}
-
-/// Scroll keys move the help (clamped to its `lines`); any other key closes it.
-pub fn help_key(key: &KeyEvent, scroll: u16, lines: usize) -> HelpKey {
-    let max = lines.saturating_sub(1).min(u16::MAX as usize) as u16;
-    match key.code {
-        KeyCode::Down | KeyCode::Char('j') => HelpKey::Scroll(scroll.saturating_add(1).min(max)),
-        KeyCode::Up | KeyCode::Char('k') => HelpKey::Scroll(scroll.saturating_sub(1)),
-        KeyCode::PageDown | KeyCode::Char(' ') => {
-            HelpKey::Scroll(scroll.saturating_add(10).min(max))
-        }
-        KeyCode::PageUp => HelpKey::Scroll(scroll.saturating_sub(10)),
-        _ => HelpKey::Close,
-    }
-}
+use crate::app::help::{help_context, picker_help_lines, problem_lines};
+use crate::app::state::AppState;
 
 /// Draws help `lines` in a centred box; when they do not fit, from line `scroll` on, with a
 /// hint that they scroll.
@@ -92,74 +68,23 @@ pub fn draw_help_popup(
     }
 }
 
-/// The picker's help lines (without the closing hint).
-pub fn picker_help_lines(state: &AppState) -> Vec<Line<'static>> {
-    let t = &state.theme;
-    let context = match state.screen {
-        Screen::Picker => KeyContext::Picker,
-        Screen::Session { .. } | Screen::View { .. } => KeyContext::View,
-    };
-    let rows = state.keymap.help_rows(context);
-    let key_w = rows.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
-    let mut lines: Vec<Line> = rows
-        .into_iter()
-        .map(|(keys, desc)| {
-            Line::from(vec![
-                Span::styled(format!("{keys:<key_w$}  "), t.accent),
-                Span::raw(desc),
-            ])
-        })
-        .collect();
-    if context == KeyContext::Picker {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            "Search",
-            t.accent.add_modifier(Modifier::BOLD),
-        ));
-        for (syntax, desc) in [
-            ("words", "fuzzy; every word must match"),
-            ("\"a phrase\"", "exact phrase (spaces normalised)"),
-            ("re:<regex>", "regular expression, case-insensitive"),
-        ] {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{syntax:<key_w$}  "), t.accent),
-                Span::raw(desc),
-            ]));
-        }
-        lines.push(Line::styled(
-            "Searches names, ids, folders and all messages. Ctrl+W / Ctrl+U edit the query.",
-            t.muted,
-        ));
-    }
-    lines
-}
-
 /// Draws the help popup over the screen.
 pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
-    let lines = picker_help_lines(state);
-    draw_help_popup(frame, area, " Keys ", lines, scroll, &state.theme);
+    let t = &Theme::of(state);
+    let lines = picker_help_lines(&state.keymap, help_context(state));
+    draw_help_popup(frame, area, " Keys ", styled_lines(lines, t), scroll, t);
 }
 
 /// The files that could not be read as sessions, each with the reason.
 pub fn draw_problems(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
-    let t = &state.theme;
-    let home = state.options.home.as_deref();
-    let lines = state
-        .picker
-        .problems
-        .iter()
-        .map(|p| {
-            let path = p.path.to_string_lossy();
-            let shown = match home {
-                Some(h) if path.starts_with(&format!("{h}/")) => format!("~{}", &path[h.len()..]),
-                _ => path.into_owned(),
-            };
-            Line::from(vec![
-                Span::styled(sanitize_line(&shown).into_owned(), t.accent),
-                Span::raw("  "),
-                Span::raw(sanitize_line(&p.reason).into_owned()),
-            ])
-        })
-        .collect();
-    draw_help_popup(frame, area, " Unreadable files ", lines, scroll, t);
+    let t = &Theme::of(state);
+    let lines = problem_lines(&state.picker.problems, state.options.home.as_deref());
+    draw_help_popup(
+        frame,
+        area,
+        " Unreadable files ",
+        styled_lines(lines, t),
+        scroll,
+        t,
+    );
 }

@@ -3,15 +3,17 @@
 //! Views are pure functions of the app state (and of "now", for ages), drawn with ratatui.
 
 pub mod dialogs;
-pub mod format;
+pub mod footer;
 pub mod help;
 pub mod picker;
 pub mod preview;
 pub mod session_view;
+pub mod styled;
 pub mod theme;
 pub mod transcript_pane;
 pub mod tree_pane;
 
+use crate::ui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -30,7 +32,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Screen::Picker => picker::draw_picker(frame, area, state, now_ms),
         Screen::Session { .. } => preview::draw_session_screen(frame, area, state),
         Screen::View { ref view, .. } => {
-            session_view::draw_session_view(frame, area, view, &state.theme)
+            session_view::draw_session_view(frame, area, view, &Theme::of(state))
         }
     }
     match state.mode {

@@ -10,12 +10,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::keymap::{Action, KeyContext, Keymap};
+use crate::app::keymap::{Action, KeyContext};
 use crate::app::state::{AppState, Liveness, Mode, NameFilter, Row, Scope, StatusKind};
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 
-use super::format::{format_age, shorten_home, truncate_left};
+use crate::app::format::{format_age, shorten_home, truncate_left};
 use crate::app::layout::{list_window_start, picker_layout};
 
 /// Draws the picker into `area`.
@@ -33,10 +33,10 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
         super::preview::draw_preview_pane(frame, p, state);
     }
     frame.render_widget(
-        Paragraph::new(footer_line(
+        Paragraph::new(super::footer::footer_line(
             &state.keymap,
             KeyContext::Picker,
-            &state.theme,
+            &Theme::of(state),
             area.width,
         )),
         layout.footer,
@@ -44,7 +44,7 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
 }
 
 fn title_line(state: &AppState, width: u16) -> Line<'static> {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let p = &state.picker;
     let wide = width >= 100;
     let mut right: Vec<Span> = Vec::new();
@@ -108,7 +108,7 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
 }
 
 fn status_line(state: &AppState) -> Line<'static> {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let km = &state.keymap;
     match &state.mode {
         Mode::ConfirmDelete { live, .. } => {
@@ -150,7 +150,7 @@ fn status_line(state: &AppState) -> Line<'static> {
 }
 
 fn draw_input(frame: &mut Frame, area: Rect, state: &AppState) {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let p = &state.picker;
     let text = sanitize_line(p.query.text()).into_owned();
     let mut right = String::new();
@@ -184,7 +184,7 @@ fn draw_input(frame: &mut Frame, area: Rect, state: &AppState) {
 }
 
 fn separator_line(state: &AppState, width: u16) -> Line<'static> {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let p = &state.picker;
     let counter = if p.rows.is_empty() {
         String::new()
@@ -200,7 +200,7 @@ fn separator_line(state: &AppState, width: u16) -> Line<'static> {
 }
 
 fn empty_message(state: &AppState) -> Line<'static> {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let p = &state.picker;
     let km = &state.keymap;
     if let Some(e) = &p.search.error {
@@ -257,7 +257,7 @@ pub fn row_line(
     width: u16,
     now_ms: i64,
 ) -> Line<'static> {
-    let t = &state.theme;
+    let t = &Theme::of(state);
     let p = &state.picker;
     let Some(rec) = p.records.get(row.record) else {
         return Line::default();
@@ -359,30 +359,4 @@ fn highlighted(text: &str, ranges: &[Range<usize>], base: Style, hit: Style) -> 
         out.push(Span::styled(text[pos..].to_owned(), base));
     }
     out
-}
-
-/// The key hints of a context, as many as fit, with help always last.
-pub fn footer_line(keymap: &Keymap, context: KeyContext, t: &Theme, width: u16) -> Line<'static> {
-    let hints = keymap.hints(context);
-    let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| *h == "help");
-    let mut spans = Vec::new();
-    let mut used = 0;
-    let help_w = help.first().map_or(0, |(k, h)| k.width() + h.width() + 4);
-    for (key, hint) in rest {
-        let w = key.width() + hint.width() + 4;
-        if used + w + help_w > width as usize {
-            break;
-        }
-        spans.push(Span::styled(key, t.accent));
-        spans.push(Span::styled(format!(" {hint}"), t.muted));
-        spans.push(Span::styled(" · ", t.border));
-        used += w;
-    }
-    if let Some((key, hint)) = help.into_iter().next() {
-        spans.push(Span::styled(key, t.accent));
-        spans.push(Span::styled(format!(" {hint}"), t.muted));
-    } else {
-        spans.pop();
-    }
-    Line::from(spans)
 }

@@ -7,10 +7,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, Scope, SessionViewState, layout};
+use crate::app::format::truncate_left;
+use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, SessionViewState, layout};
 use crate::app::text_input::TextInput;
 use crate::text::sanitize::{sanitize_line, truncate_width};
-use crate::ui::format::truncate_left;
 use crate::ui::theme::Theme;
 use crate::ui::transcript_pane::draw_transcript_pane;
 use crate::ui::tree_pane::draw_tree_pane;
@@ -289,34 +289,12 @@ fn draw_confirm(
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
-/// The session view's help lines (without the closing hint), from its key table.
-pub fn help_lines(theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for (heading, scope) in [
-        ("Both panes", Scope::Both),
-        ("Tree", Scope::Tree),
-        ("Transcript", Scope::Transcript),
-    ] {
-        lines.push(Line::styled(
-            heading,
-            Style::new().add_modifier(Modifier::BOLD),
-        ));
-        for kb in SESSION_VIEW_KEYS.iter().filter(|k| k.scope == scope) {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {:<7}", kb.shown), theme.accent),
-                Span::raw(kb.description),
-            ]));
-        }
-    }
-    lines
-}
-
 fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, scroll: u16) {
     crate::ui::help::draw_help_popup(
         frame,
         area,
         " Session view keys ",
-        help_lines(theme),
+        crate::ui::styled::styled_lines(crate::app::help::view_help_lines(), theme),
         scroll,
         theme,
     );

@@ -1,11 +1,11 @@
-//! Colours. Defaults suit dark and light terminals (named ANSI colours, so the terminal's own
-//! palette decides); the config file can override each; `NO_COLOR` turns colour off and keeps
-//! only bold / reverse / underline so every state stays distinguishable.
-
-use std::collections::BTreeMap;
-use std::str::FromStr;
+//! Styles: the app's colour choices ([`Palette`]) turned into ratatui styles. Defaults suit
+//! dark and light terminals (named ANSI colours, so the terminal's own palette decides);
+//! `NO_COLOR` keeps only bold / reverse / underline so every state stays distinguishable.
 
 use ratatui::style::{Color, Modifier, Style};
+
+use crate::app::state::AppState;
+use crate::app::theme::{Palette, ThemeKey as K};
 
 /// Styles used by every view.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,88 +28,96 @@ pub struct Theme {
     pub matched: Style,
     /// Borders and separators.
     pub border: Style,
+    /// Tree and transcript roles.
+    pub user: Style,
+    pub assistant: Style,
+    pub tool: Style,
+    pub custom: Style,
+    pub compaction: Style,
+    pub thinking: Style,
+    pub tool_call: Style,
+    pub output: Style,
+    /// A transcript search hit.
+    pub hit: Style,
     /// Whether colours are in use (false under `NO_COLOR`).
     pub color: bool,
 }
 
 impl Default for Theme {
     fn default() -> Self {
-        Theme {
-            accent: Style::new().fg(Color::Cyan),
-            muted: Style::new().fg(Color::DarkGray),
-            named: Style::new().fg(Color::Yellow),
-            error: Style::new().fg(Color::Red),
-            warning: Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            ok: Style::new().fg(Color::Green),
-            selected: Style::new()
-                .bg(Color::Indexed(236))
-                .add_modifier(Modifier::BOLD),
-            matched: Style::new()
-                .fg(Color::LightMagenta)
-                .add_modifier(Modifier::BOLD),
-            border: Style::new().fg(Color::DarkGray),
-            color: true,
-        }
+        Theme::from_palette(&Palette::default())
     }
 }
 
 impl Theme {
+    /// The styles of a palette; without colours, the modifiers alone tell states apart.
+    pub fn from_palette(p: &Palette) -> Theme {
+        if !p.color {
+            return Theme::monochrome();
+        }
+        let fg = |k: K| Style::new().fg(p.get(k));
+        let mut selected = Style::new()
+            .bg(p.get(K::SelectedBg))
+            .add_modifier(Modifier::BOLD);
+        if p.get(K::SelectedFg) != Color::Reset {
+            selected = selected.fg(p.get(K::SelectedFg));
+        }
+        Theme {
+            accent: fg(K::Accent),
+            muted: fg(K::Muted),
+            named: fg(K::Named),
+            error: fg(K::Error),
+            warning: fg(K::Warning).add_modifier(Modifier::BOLD),
+            ok: fg(K::Ok),
+            selected,
+            matched: fg(K::Matched).add_modifier(Modifier::BOLD),
+            border: fg(K::Border),
+            user: fg(K::User),
+            assistant: fg(K::Assistant),
+            tool: fg(K::Tool),
+            custom: fg(K::Custom),
+            compaction: fg(K::Compaction),
+            thinking: fg(K::Thinking).add_modifier(Modifier::ITALIC),
+            tool_call: fg(K::ToolCall),
+            output: fg(K::Output),
+            hit: Style::new().bg(p.get(K::HitBg)).fg(p.get(K::HitFg)),
+            color: true,
+        }
+    }
+
+    /// The styles of the app's palette.
+    pub fn of(state: &AppState) -> Theme {
+        Theme::from_palette(&state.palette)
+    }
+
     /// No colours at all: for `NO_COLOR` and for dumb terminals.
     pub fn monochrome() -> Self {
+        let plain = Style::new();
         Theme {
             accent: Style::new().add_modifier(Modifier::BOLD),
-            muted: Style::new(),
+            muted: plain,
             named: Style::new().add_modifier(Modifier::ITALIC),
             error: Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
             warning: Style::new().add_modifier(Modifier::BOLD),
             ok: Style::new().add_modifier(Modifier::BOLD),
             selected: Style::new().add_modifier(Modifier::REVERSED),
             matched: Style::new().add_modifier(Modifier::UNDERLINED),
-            border: Style::new(),
+            border: plain,
+            user: plain,
+            assistant: plain,
+            tool: plain,
+            custom: plain,
+            compaction: plain,
+            thinking: Style::new().add_modifier(Modifier::ITALIC),
+            tool_call: plain,
+            output: plain,
+            hit: Style::new().add_modifier(Modifier::REVERSED),
             color: false,
         }
     }
 
-    /// The theme for this process: monochrome when `NO_COLOR` is set (to anything non-empty),
-    /// else the defaults with the config's colour overrides.
-    pub fn resolve(no_color: bool, overrides: &BTreeMap<String, String>) -> (Theme, Vec<String>) {
-        if no_color {
-            return (Theme::monochrome(), Vec::new());
-        }
-        let mut theme = Theme::default();
-        let problems = theme.apply_overrides(overrides);
-        (theme, problems)
-    }
-
-    /// Sets colours from `name → colour` pairs (`accent = "#89b4fa"`, `selected_bg = "236"`).
-    pub fn apply_overrides(&mut self, overrides: &BTreeMap<String, String>) -> Vec<String> {
-        let mut problems = Vec::new();
-        for (name, value) in overrides {
-            let Ok(color) = Color::from_str(value.trim()) else {
-                problems.push(format!("[theme] {name}: unknown colour `{value}`"));
-                continue;
-            };
-            match name.as_str() {
-                "accent" => self.accent = self.accent.fg(color),
-                "muted" => self.muted = self.muted.fg(color),
-                "named" => self.named = self.named.fg(color),
-                "error" => self.error = self.error.fg(color),
-                "warning" => self.warning = self.warning.fg(color),
-                "ok" => self.ok = self.ok.fg(color),
-                "selected_bg" => self.selected = self.selected.bg(color),
-                "selected_fg" => self.selected = self.selected.fg(color),
-                "matched" => self.matched = self.matched.fg(color),
-                "border" => self.border = self.border.fg(color),
-                _ => problems.push(format!("[theme] unknown colour name `{name}`")),
-            }
-        }
-        problems
-    }
-}
-
-impl Theme {
-    /// A colour a view picks for its content (roles, tool rows): kept as is with colours on,
-    /// reduced to its modifiers when they are off.
+    /// A style a view picks for its content: kept as is with colours on, reduced to its
+    /// modifiers when they are off.
     pub fn paint(&self, style: Style) -> Style {
         if self.color {
             style
@@ -123,28 +131,18 @@ impl Theme {
     }
 }
 
-/// `NO_COLOR` as specified at no-color.org: set and not empty.
-pub fn no_color_env() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn overrides_and_no_color() {
-        let (t, p) = Theme::resolve(
-            false,
-            &BTreeMap::from([
-                ("accent".to_owned(), "#112233".to_owned()),
-                ("nope".to_owned(), "red".to_owned()),
-                ("muted".to_owned(), "not-a-colour".to_owned()),
-            ]),
-        );
-        assert_eq!(t.accent.fg, Some(Color::Rgb(0x11, 0x22, 0x33)));
-        assert_eq!(p.len(), 2);
-        let (mono, _) = Theme::resolve(true, &BTreeMap::new());
+    fn palette_becomes_styles() {
+        let mut p = Palette::default();
+        p.set(K::ToolCall, Color::Rgb(1, 2, 3));
+        let t = Theme::from_palette(&p);
+        assert_eq!(t.tool_call.fg, Some(Color::Rgb(1, 2, 3)));
+        assert_eq!(t.selected.fg, None);
+        let mono = Theme::from_palette(&Palette::monochrome());
         assert!(!mono.color);
         assert_eq!(mono.accent.fg, None);
     }

@@ -3,7 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -14,35 +14,26 @@ use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
 
-pub fn line_style(s: LineStyle) -> Style {
+/// The style of a transcript line, from the theme.
+pub fn line_style(s: LineStyle, theme: &Theme) -> Style {
     match s {
-        LineStyle::UserHeader => Style::default()
-            .fg(Color::Cyan)
-            .add_modifier(Modifier::BOLD),
-        LineStyle::AssistantHeader => Style::default()
-            .fg(Color::Green)
-            .add_modifier(Modifier::BOLD),
-        LineStyle::ToolHeader => Style::default().fg(Color::Blue),
-        LineStyle::ToolErrorHeader => Style::default().fg(Color::Red),
-        LineStyle::OtherHeader => Style::default()
-            .fg(Color::Magenta)
-            .add_modifier(Modifier::BOLD),
+        LineStyle::UserHeader => theme.user.add_modifier(Modifier::BOLD),
+        LineStyle::AssistantHeader => theme.assistant.add_modifier(Modifier::BOLD),
+        LineStyle::ToolHeader => theme.tool,
+        LineStyle::ToolErrorHeader | LineStyle::Error => theme.error,
+        LineStyle::OtherHeader => theme.custom.add_modifier(Modifier::BOLD),
         LineStyle::Text | LineStyle::Blank => Style::default(),
-        LineStyle::Thinking => Style::default()
-            .fg(Color::DarkGray)
-            .add_modifier(Modifier::ITALIC),
-        LineStyle::ToolCall => Style::default().fg(Color::Yellow),
-        LineStyle::Output => Style::default().fg(Color::Gray),
-        LineStyle::Error => Style::default().fg(Color::Red),
-        LineStyle::Dim => Style::default().fg(Color::DarkGray),
-        LineStyle::Fold => Style::default().fg(Color::DarkGray),
+        LineStyle::Thinking => theme.thinking,
+        LineStyle::ToolCall => theme.tool_call,
+        LineStyle::Output => theme.output,
+        LineStyle::Dim | LineStyle::Fold => theme.muted,
     }
 }
 
-/// A search hit: black on yellow, reversed without colours.
+/// A search hit: the theme's hit colours, reversed without colours.
 fn hit_style(base: Style, theme: &Theme) -> Style {
     if theme.color {
-        base.bg(Color::Yellow).fg(Color::Black)
+        base.patch(theme.hit)
     } else {
         base.add_modifier(Modifier::REVERSED)
     }
@@ -149,7 +140,7 @@ pub fn draw_transcript_pane(
     let mut li = state.transcript_scroll;
     while rows.len() < text_height && li < t.lines.len() {
         let line = &t.lines[li];
-        let style = theme.paint(line_style(line.style));
+        let style = line_style(line.style, theme);
         let is_hit = state.transcript_hits.binary_search(&li).is_ok();
         for r in wrap(&line.text, width) {
             if rows.len() >= text_height {

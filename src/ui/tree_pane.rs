@@ -9,7 +9,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
@@ -19,19 +19,18 @@ use crate::model::flatten::{RowStyle, contains_all, row_text, search_tokens, sea
 use crate::text::sanitize::sanitize_line;
 use crate::ui::theme::Theme;
 
-pub fn row_style(s: RowStyle) -> Style {
+/// The style of a tree row's part, from the theme.
+pub fn row_style(s: RowStyle, theme: &Theme) -> Style {
     match s {
         RowStyle::Plain => Style::default(),
-        RowStyle::UserLabel => Style::default().fg(Color::Cyan),
-        RowStyle::AssistantLabel => Style::default().fg(Color::Green),
-        RowStyle::Muted | RowStyle::Dim => Style::default().fg(Color::DarkGray),
-        RowStyle::DimItalic => Style::default()
-            .fg(Color::DarkGray)
-            .add_modifier(Modifier::ITALIC),
-        RowStyle::Error => Style::default().fg(Color::Red),
-        RowStyle::Warning => Style::default().fg(Color::Yellow),
-        RowStyle::CustomLabel => Style::default().fg(Color::Magenta),
-        RowStyle::Compaction => Style::default().fg(Color::Blue),
+        RowStyle::UserLabel => theme.user,
+        RowStyle::AssistantLabel => theme.assistant,
+        RowStyle::Muted | RowStyle::Dim => theme.muted,
+        RowStyle::DimItalic => theme.muted.add_modifier(Modifier::ITALIC),
+        RowStyle::Error => theme.error,
+        RowStyle::Warning => theme.warning.remove_modifier(Modifier::BOLD),
+        RowStyle::CustomLabel => theme.custom,
+        RowStyle::Compaction => theme.compaction,
     }
 }
 
@@ -142,7 +141,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, t
         let is_hit = !hits.is_empty()
             && contains_all(&searchable_text(&state.session, e).to_lowercase(), &hits);
         for (s, t) in text.spans {
-            let mut st = theme.paint(row_style(s));
+            let mut st = row_style(s, theme);
             if ri == nav.selected_index() {
                 st = st.add_modifier(Modifier::BOLD);
             }

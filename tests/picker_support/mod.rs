@@ -10,10 +10,10 @@ use grove::app::keymap::Keymap;
 use grove::app::matcher::execute_search;
 use grove::app::preview::{Preview, PreviewMessage};
 use grove::app::state::{AppState, Options, SessionRecord};
+use grove::app::theme::Palette;
 use grove::app::update::{start, update};
 use grove::model::context::Dialect;
 use grove::model::info::{SessionInfo, WorkflowInfo};
-use grove::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
@@ -172,7 +172,7 @@ impl Harness {
     }
 
     pub fn with_options(width: u16, height: u16, options: Options) -> Self {
-        let mut state = AppState::new(options, Keymap::default(), Theme::default());
+        let mut state = AppState::new(options, Keymap::default(), Palette::default());
         state.viewport = (width, height);
         let effects = start(&mut state);
         Harness {

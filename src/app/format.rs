@@ -1,4 +1,5 @@
-//! Small text helpers shared by the views: ages, paths, wrapping, numbers.
+//! Text formatting shared by the views and the layout math: ages, dates, counts, wrapping and
+//! cutting to a width.
 
 use std::borrow::Cow;
 

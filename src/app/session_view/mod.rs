@@ -1,0 +1,24 @@
+//! The session view: a session's tree beside the transcript of the selected branch, with
+//! label, check-out, fork, resume and export actions.
+//!
+//! [`update`] turns a key into state changes and [`ViewEffect`]s and does no I/O; the event
+//! loop executes the effects (for the file writes [`execute`] does exactly that) and feeds
+//! the results back with [`apply_outcome`]. Rendering is `ui::session_view::draw_session_view`.
+//! This file only names the parts; each lives in its own file.
+
+pub mod geometry;
+pub mod io;
+pub mod keys;
+pub mod outcome;
+pub mod state;
+pub mod transcript;
+pub mod types;
+pub mod update;
+
+pub use geometry::{SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout};
+pub use io::{execute, write_export};
+pub use keys::{KeyBinding, SESSION_VIEW_KEYS, Scope, ViewAction, action_for};
+pub use outcome::{apply_outcome, apply_resize};
+pub use state::SessionViewState;
+pub use types::{ExportFailure, Focus, Mode, Outcome, Status, ViewEffect};
+pub use update::{apply_key, paste, settle, update};

@@ -1,0 +1,260 @@
+//! The session view's state and the queries on it (selection, transcript sync, leaf, export
+//! names).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use ratatui::layout::Rect;
+
+use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
+use crate::model::export::to_markdown;
+use crate::model::flatten::{FilterMode, TreeNav, row_text};
+use crate::model::tree::Session;
+
+use super::geometry::{inner, layout};
+use super::transcript::{self, FoldKey, Transcript};
+use super::types::{Focus, Mode, Status};
+
+/// The session view's state.
+#[derive(Debug)]
+pub struct SessionViewState {
+    pub path: PathBuf,
+    pub session: Session,
+    pub dialect: Dialect,
+    /// `$HOME`, to show paths in tool rows as `~/…` (set by the loop; `None` in tests).
+    pub home: Option<String>,
+    pub nav: TreeNav,
+    pub focus: Focus,
+    pub mode: Mode,
+    /// Context of the selected entry's branch and its display lines.
+    pub context: SessionContext,
+    pub transcript: Transcript,
+    /// Entry the transcript was built for.
+    pub(crate) transcript_entry: Option<usize>,
+    /// Collapsible blocks the user toggled, for the current transcript.
+    pub toggled: HashSet<FoldKey>,
+    /// Logical transcript line at the top of the pane.
+    pub transcript_scroll: usize,
+    /// Confirmed tree search (hits highlighted, n/N).
+    pub tree_search: Option<String>,
+    /// Confirmed transcript search and its hit lines.
+    pub transcript_search: Option<String>,
+    pub transcript_hits: Vec<usize>,
+    pub status: Option<Status>,
+    /// Terminal size the view is drawn at (for pages and "scroll to end").
+    pub viewport: Rect,
+    /// How many times a branch's context and transcript were built: a held key must not
+    /// build one per repeat (see [`apply_key`]).
+    pub transcript_builds: usize,
+}
+
+impl SessionViewState {
+    /// Opens the view on a loaded session, the leaf selected. `viewport` is the terminal size.
+    pub fn new(path: PathBuf, session: Session, dialect: Dialect, viewport: Rect) -> Self {
+        let nav = TreeNav::new(&session, session.tree.leaf, None, FilterMode::Default);
+        let mut s = SessionViewState {
+            path,
+            session,
+            dialect,
+            home: None,
+            nav,
+            focus: Focus::Tree,
+            mode: Mode::Normal,
+            context: SessionContext::default(),
+            transcript: Transcript::default(),
+            transcript_entry: None,
+            toggled: HashSet::new(),
+            transcript_scroll: 0,
+            tree_search: None,
+            transcript_search: None,
+            transcript_hits: Vec::new(),
+            status: None,
+            viewport,
+            transcript_builds: 0,
+        };
+        s.sync_transcript();
+        s
+    }
+
+    pub fn with_home(mut self, home: Option<String>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// The selected entry's id.
+    pub fn selected_id(&self) -> Option<&str> {
+        let e = self.session.entry(self.nav.selected_entry()?)?;
+        Some(e.id.as_str())
+    }
+
+    /// Rows of the tree pane's list.
+    pub fn tree_list_height(&self) -> usize {
+        let l = layout(self.viewport);
+        let h = inner(l.tree).height as usize;
+        // The search line takes a row while searching.
+        if matches!(self.mode, Mode::TreeSearch(_)) || self.tree_search.is_some() {
+            h.saturating_sub(1).max(1)
+        } else {
+            h.max(1)
+        }
+    }
+
+    /// Width and height of the transcript text.
+    pub fn transcript_size(&self) -> (usize, usize) {
+        let l = layout(self.viewport);
+        let i = inner(l.transcript);
+        (i.width.max(1) as usize, i.height.max(1) as usize)
+    }
+
+    pub(crate) fn transcript_bottom(&self) -> usize {
+        let (w, h) = self.transcript_size();
+        transcript::bottom_top(&self.transcript.lines, w, h)
+    }
+
+    /// Rebuilds the transcript when the selection moved to another entry.
+    pub(crate) fn sync_transcript(&mut self) {
+        let sel = self.nav.selected_entry();
+        if sel == self.transcript_entry && !self.transcript.lines.is_empty() {
+            return;
+        }
+        self.transcript_entry = sel;
+        self.transcript_builds += 1;
+        self.toggled.clear();
+        self.context = match sel {
+            Some(i) => build_context(&self.session, LeafChoice::Index(i), self.dialect),
+            None => SessionContext::default(),
+        };
+        self.rebuild_lines();
+        // The selected entry is the end of its branch: show the end.
+        self.transcript_scroll = self.transcript_bottom();
+        // A large session reads whole entries back from its file: say so if it changed.
+        if let Some(why) = self
+            .context
+            .entries
+            .iter()
+            .find_map(|&i| self.session.entries().get(i)?.unavailable())
+        {
+            let text = format!("{why}; text shown shortened (reopen the session)");
+            self.set_status(
+                crate::text::sanitize::sanitize_line(&text).into_owned(),
+                true,
+            );
+        }
+    }
+
+    pub(crate) fn rebuild_lines(&mut self) {
+        self.transcript = transcript::build(&self.context, &self.toggled);
+        self.transcript_hits = match &self.transcript_search {
+            Some(q) => transcript::search(&self.transcript.lines, q),
+            None => Vec::new(),
+        };
+        self.transcript_scroll = self
+            .transcript_scroll
+            .min(self.transcript.lines.len().saturating_sub(1));
+    }
+
+    pub(crate) fn set_status(&mut self, text: impl Into<String>, is_error: bool) {
+        self.status = Some(Status {
+            text: text.into(),
+            is_error,
+        });
+    }
+
+    /// The file name `e` offers: the session name (or id) and the entry id.
+    pub fn default_export_name(&self) -> String {
+        let base = self
+            .session
+            .tree
+            .name
+            .name
+            .clone()
+            .or_else(|| self.session.parsed.header.as_ref().map(|h| h.id.clone()))
+            .unwrap_or_else(|| "session".into());
+        let mut slug = String::new();
+        for c in base.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+            if slug.len() >= 40 {
+                break;
+            }
+        }
+        let slug = slug.trim_end_matches('-');
+        let slug = if slug.is_empty() { "session" } else { slug };
+        match self.selected_id().filter(|id| !id.is_empty()) {
+            Some(id) => {
+                let id: String = id
+                    .chars()
+                    .filter(char::is_ascii_alphanumeric)
+                    .take(16)
+                    .collect();
+                format!("{slug}-{id}.md")
+            }
+            None => format!("{slug}.md"),
+        }
+    }
+
+    /// The entry a check-out of `target` leaves as the leaf (a user or custom message puts its
+    /// text back in the editor, so the branch resumes from its parent), as the core writes it.
+    pub fn checkout_resumes_after(&self, target: usize) -> Option<usize> {
+        let e = self.session.entry(target)?;
+        if e.role() == Some("user") || e.kind == crate::model::entry::EntryKind::CustomMessage {
+            self.session.tree.parent[target]
+        } else {
+            Some(target)
+        }
+    }
+
+    /// The leaf on disk, looking through trailing entries that change nothing the agent
+    /// resumes with: labels, names and grove's own check-out entries.
+    pub fn effective_leaf(&self) -> Option<usize> {
+        use crate::model::entry::EntryKind;
+        let mut leaf = self.session.tree.leaf?;
+        for _ in 0..self.session.entries().len() {
+            let e = self.session.entry(leaf)?;
+            let inert = matches!(e.kind, EntryKind::Label | EntryKind::SessionInfo)
+                || (e.kind == EntryKind::Custom
+                    && e.str_field("customType") == Some("grove.checkout"));
+            match (inert, self.session.tree.parent[leaf]) {
+                (true, Some(p)) => leaf = p,
+                _ => break,
+            }
+        }
+        Some(leaf)
+    }
+
+    /// One-line text of an entry (for dialogs).
+    pub fn entry_line(&self, index: usize) -> String {
+        match self.session.entry(index) {
+            Some(e) => row_text(e, self.nav.tool_calls(), self.home.as_deref()).plain(),
+            None => String::new(),
+        }
+    }
+
+    pub(crate) fn export_contents(&self) -> Option<String> {
+        let sel = self.nav.selected_entry()?;
+        let ctx = build_context(&self.session, LeafChoice::Index(sel), self.dialect);
+        Some(to_markdown(&self.session, &ctx))
+    }
+
+    pub(crate) fn tree_hits(&mut self) -> Vec<usize> {
+        match self.tree_search.clone() {
+            Some(q) => self.nav.matches(&self.session, &q),
+            None => Vec::new(),
+        }
+    }
+
+    /// Replaces the session after a write, keeping filter, folds-free layout and selection.
+    pub(crate) fn reload(&mut self, session: Session) {
+        let selected_id = self.selected_id().map(str::to_owned);
+        let filter = self.nav.filter();
+        self.session = session;
+        let initial = selected_id.and_then(|id| self.session.tree.index_of(&id));
+        self.nav = TreeNav::new(&self.session, self.session.tree.leaf, initial, filter);
+        self.transcript_entry = None;
+        self.transcript.lines.clear();
+        self.sync_transcript();
+    }
+}
