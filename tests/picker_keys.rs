@@ -517,8 +517,17 @@ fn forks_match_parents_by_file_name_when_paths_moved_and_cycles_break() {
 }
 
 #[test]
-fn ctrl_backspace_deletes_only_with_an_empty_query() {
+fn ctrl_backspace_added_in_the_config_deletes_only_with_an_empty_query() {
     let mut h = loaded();
+    // Not a default (legacy terminals cannot send it); the query-empty condition comes with it.
+    let problems = h
+        .state
+        .keymap
+        .apply_overrides(&std::collections::BTreeMap::from([(
+            "delete".to_owned(),
+            vec!["ctrl+d".to_owned(), "ctrl+backspace".to_owned()],
+        )]));
+    assert_eq!(problems, Vec::<String>::new());
     h.raw(Event::Key(KeyEvent::new(
         KeyCode::Backspace,
         KeyModifiers::CONTROL,
@@ -542,7 +551,6 @@ fn help_scrolls_when_it_does_not_fit_and_other_keys_close_it() {
     h.key(KeyCode::Down);
     assert_eq!(h.state.mode, Mode::Help { scroll: 2 });
     assert!(h.render().contains("restore the last deleted"));
-    h.key(KeyCode::PageDown);
     h.key(KeyCode::PageDown);
     h.key(KeyCode::PageDown);
     assert!(h.render().contains("re:<regex>"), "{}", h.render());

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use grove::app::keymap::default_keymap;
 use grove::app::session_view::{SessionViewState, apply_resize, update};
 use grove::model::context::Dialect;
 use grove::model::parse::ParsedSession;
@@ -35,7 +36,7 @@ fn render(state: &SessionViewState) -> String {
     let area = state.viewport;
     let mut terminal = Terminal::new(TestBackend::new(area.width, area.height)).unwrap();
     terminal
-        .draw(|f| draw_session_view(f, f.area(), state, &Theme::default()))
+        .draw(|f| draw_session_view(f, f.area(), state, &Theme::default(), default_keymap()))
         .unwrap();
     format!("{}", terminal.backend())
 }
@@ -121,7 +122,7 @@ fn no_color_theme_draws_without_colours() {
     press(&mut state, KeyCode::Char('e'), KeyModifiers::NONE);
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     terminal
-        .draw(|f| draw_session_view(f, f.area(), &state, &Theme::monochrome()))
+        .draw(|f| draw_session_view(f, f.area(), &state, &Theme::monochrome(), default_keymap()))
         .unwrap();
     let buffer = terminal.backend().buffer();
     let coloured: Vec<_> = buffer

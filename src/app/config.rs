@@ -48,6 +48,7 @@ struct RawConfig {
     agents: RawAgents,
     #[serde(default)]
     keys: BTreeMap<String, KeyList>,
+    mouse: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -64,6 +65,8 @@ pub struct Config {
     pub pi_command: String,
     pub atomic_command: String,
     pub keys: BTreeMap<String, Vec<String>>,
+    /// `mouse = false`: do not capture the mouse (the terminal keeps its own selection).
+    pub mouse: bool,
 }
 
 pub const DEFAULT_PI_COMMAND: &str = "pi --session {path}";
@@ -76,6 +79,7 @@ impl Default for Config {
             pi_command: DEFAULT_PI_COMMAND.to_owned(),
             atomic_command: DEFAULT_ATOMIC_COMMAND.to_owned(),
             keys: BTreeMap::new(),
+            mouse: true,
         }
     }
 }
@@ -139,6 +143,7 @@ impl Config {
                 .into_iter()
                 .map(|(k, v)| (k, v.into_vec()))
                 .collect(),
+            mouse: raw.mouse.unwrap_or(true),
         })
     }
 
@@ -211,6 +216,8 @@ mod tests {
             c.agent_command(Dialect::Pi, Path::new("/a b/s.jsonl")),
             vec!["my-pi", "--resume", "/a b/s.jsonl", "--flag"]
         );
+        assert!(c.mouse);
+        assert!(!Config::parse("mouse = false").unwrap().mouse);
         assert!(Config::parse("[nope]\nx = 1").is_err());
     }
 

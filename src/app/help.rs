@@ -1,7 +1,6 @@
 //! The help overlays' and the problems list's content, from the key map: built here so
 //! `update` knows how far they scroll, and styled by the views.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use unicode_width::UnicodeWidthStr;
 
 use crate::storage::roots::Skipped;
@@ -9,51 +8,53 @@ use crate::text::sanitize::sanitize_line;
 
 use super::format::shorten_home;
 use super::keymap::{KeyContext, Keymap};
-use super::session_view::keys::{SESSION_VIEW_KEYS, Scope};
 use super::state::{AppState, Screen};
 use super::styled::{TextLine, Tone};
-
-/// What a key does to an open help popup: scroll it, or close it.
-pub enum HelpKey {
-    Scroll(u16),
-    Close,
-}
-
-/// Scroll keys move the help (clamped to its `lines`); any other key closes it.
-pub fn help_key(key: &KeyEvent, scroll: u16, lines: usize) -> HelpKey {
-    let max = lines.saturating_sub(1).min(u16::MAX as usize) as u16;
-    match key.code {
-        KeyCode::Down | KeyCode::Char('j') => HelpKey::Scroll(scroll.saturating_add(1).min(max)),
-        KeyCode::Up | KeyCode::Char('k') => HelpKey::Scroll(scroll.saturating_sub(1)),
-        KeyCode::PageDown | KeyCode::Char(' ') => {
-            HelpKey::Scroll(scroll.saturating_add(10).min(max))
-        }
-        KeyCode::PageUp => HelpKey::Scroll(scroll.saturating_sub(10)),
-        _ => HelpKey::Close,
-    }
-}
 
 /// The key context whose help the picker's overlay shows.
 pub fn help_context(state: &AppState) -> KeyContext {
     match state.screen {
         Screen::Picker => KeyContext::Picker,
-        Screen::Session { .. } | Screen::View { .. } => KeyContext::View,
+        Screen::Session { .. } => KeyContext::Preview,
+        Screen::View { .. } => KeyContext::Tree,
     }
+}
+
+/// Help rows of one layer, keys padded to `key_w`.
+fn rows_lines(rows: Vec<(String, &'static str)>, key_w: usize, indent: &str) -> Vec<TextLine> {
+    rows.into_iter()
+        .map(|(keys, desc)| {
+            TextLine::new(vec![
+                (Tone::Accent, format!("{indent}{keys:<key_w$}  ")),
+                (Tone::Plain, desc.to_owned()),
+            ])
+        })
+        .collect()
+}
+
+/// The keys of popups and inputs, shown under every screen's own.
+fn common_lines(keymap: &Keymap, key_w: usize) -> Vec<TextLine> {
+    let mut lines = Vec::new();
+    for c in [KeyContext::Global, KeyContext::Input, KeyContext::Confirm] {
+        lines.push(TextLine::blank());
+        lines.push(TextLine::one(Tone::AccentBold, c.info().1));
+        lines.extend(rows_lines(keymap.help_rows(c), key_w, ""));
+    }
+    lines.push(TextLine::one(
+        Tone::Muted,
+        "Inputs edit readline-style: ctrl+w / ctrl+u / ctrl+k, ctrl+a / ctrl+e, ctrl+h erases.",
+    ));
+    lines
 }
 
 /// The picker's (or the preview screen's) help lines, without the closing hint.
 pub fn picker_help_lines(keymap: &Keymap, context: KeyContext) -> Vec<TextLine> {
+    if matches!(context, KeyContext::Tree | KeyContext::Transcript) {
+        return view_help_lines(keymap);
+    }
     let rows = keymap.help_rows(context);
     let key_w = rows.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
-    let mut lines: Vec<TextLine> = rows
-        .into_iter()
-        .map(|(keys, desc)| {
-            TextLine::new(vec![
-                (Tone::Accent, format!("{keys:<key_w$}  ")),
-                (Tone::Plain, desc.to_owned()),
-            ])
-        })
-        .collect();
+    let mut lines = rows_lines(rows, key_w, "");
     if context == KeyContext::Picker {
         lines.push(TextLine::blank());
         lines.push(TextLine::one(Tone::AccentBold, "Search"));
@@ -69,28 +70,42 @@ pub fn picker_help_lines(keymap: &Keymap, context: KeyContext) -> Vec<TextLine> 
         }
         lines.push(TextLine::one(
             Tone::Muted,
-            "Searches names, ids, folders and all messages. Ctrl+W / Ctrl+U edit the query.",
+            "Searches names, ids, folders and all messages.",
         ));
     }
+    lines.extend(common_lines(keymap, key_w));
     lines
 }
 
-/// The session view's help lines (without the closing hint), from its key table.
-pub fn view_help_lines() -> Vec<TextLine> {
+/// The session view's help lines (without the closing hint): the keys both panes share,
+/// then each pane's own.
+pub fn view_help_lines(keymap: &Keymap) -> Vec<TextLine> {
+    let tree = keymap.help_rows(KeyContext::Tree);
+    let transcript = keymap.help_rows(KeyContext::Transcript);
+    let both: Vec<(String, &'static str)> = tree
+        .iter()
+        .filter(|r| transcript.contains(r))
+        .cloned()
+        .collect();
+    let only = |rows: &[(String, &'static str)]| -> Vec<(String, &'static str)> {
+        rows.iter().filter(|r| !both.contains(r)).cloned().collect()
+    };
+    let key_w = tree
+        .iter()
+        .chain(&transcript)
+        .map(|(k, _)| k.width())
+        .max()
+        .unwrap_or(0);
     let mut lines = Vec::new();
-    for (heading, scope) in [
-        ("Both panes", Scope::Both),
-        ("Tree", Scope::Tree),
-        ("Transcript", Scope::Transcript),
+    for (heading, rows) in [
+        ("Both panes", both.clone()),
+        ("Tree", only(&tree)),
+        ("Transcript", only(&transcript)),
     ] {
         lines.push(TextLine::one(Tone::Bold, heading));
-        for kb in SESSION_VIEW_KEYS.iter().filter(|k| k.scope == scope) {
-            lines.push(TextLine::new(vec![
-                (Tone::Accent, format!("  {:<7}", kb.shown)),
-                (Tone::Plain, kb.description.to_owned()),
-            ]));
-        }
+        lines.extend(rows_lines(rows, key_w, "  "));
     }
+    lines.extend(common_lines(keymap, key_w + 2));
     lines
 }
 

@@ -1,306 +1,52 @@
-//! The one table of key bindings. It drives dispatch in [`super::update`], the footer hints and
-//! the help overlay, so the three can never disagree. Users override it from the config file.
+//! The one table of key bindings, in layers (picker, preview, tree, transcript, text inputs,
+//! confirms, help, problems, and global keys over all of them). Dispatch, the footer hints,
+//! the help overlay and the README's key tables all read it, so they can never disagree.
+//! Users override it from the config file; conflicts are reported, not guessed at.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Where a binding applies.
+pub use super::actions::{Action, ActionInfo, KeyContext};
+pub use super::keyspec::KeySpec;
+
+/// When a binding is live, beyond its layer: data, not special cases in `update`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KeyContext {
-    /// The session list.
-    Picker,
-    /// The full-screen session view.
-    View,
+pub enum When {
+    Always,
+    /// Only while the search query is empty (a printable key is typed into a query).
+    QueryEmpty,
 }
 
-/// Everything a key can do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Action {
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    Home,
-    End,
-    Open,
-    /// Open the session view even in `--print` mode (where Enter prints the path).
-    View,
-    Resume,
-    ToggleScope,
-    CycleSort,
-    ToggleNamed,
-    TogglePath,
-    TogglePreview,
-    Rename,
-    Delete,
-    Undo,
-    /// List the files that could not be read as sessions, with the reason.
-    Problems,
-    Help,
-    /// Esc: clears the query, else quits (in the view: back to the list).
-    Back,
-    Quit,
-}
-
-/// What the table says about an action.
-pub struct ActionInfo {
-    /// The name used in the config file (`[keys] rename = "ctrl+e"`).
-    pub name: &'static str,
-    /// The short word shown in the footer (`None`: not hinted there).
-    pub hint: Option<&'static str>,
-    /// One line for the help overlay.
-    pub description: &'static str,
-    pub contexts: &'static [KeyContext],
-}
-
-const PICKER: &[KeyContext] = &[KeyContext::Picker];
-const BOTH: &[KeyContext] = &[KeyContext::Picker, KeyContext::View];
-
-impl Action {
-    pub const ALL: [Action; 21] = [
-        Action::Up,
-        Action::Down,
-        Action::PageUp,
-        Action::PageDown,
-        Action::Home,
-        Action::End,
-        Action::Open,
-        Action::View,
-        Action::Resume,
-        Action::ToggleScope,
-        Action::CycleSort,
-        Action::ToggleNamed,
-        Action::TogglePath,
-        Action::TogglePreview,
-        Action::Rename,
-        Action::Delete,
-        Action::Undo,
-        Action::Problems,
-        Action::Help,
-        Action::Back,
-        Action::Quit,
-    ];
-
-    pub fn info(self) -> ActionInfo {
-        let (name, hint, description, contexts) = match self {
-            Action::Up => ("up", None, "move up (view: scroll)", BOTH),
-            Action::Down => ("down", None, "move down (view: scroll)", BOTH),
-            Action::PageUp => ("page-up", None, "one page up", BOTH),
-            Action::PageDown => ("page-down", None, "one page down", BOTH),
-            Action::Home => ("home", None, "first session (view: top)", BOTH),
-            Action::End => ("end", None, "last session (view: bottom)", BOTH),
-            Action::Open => ("open", Some("open"), "open the session", PICKER),
-            Action::View => (
-                "view",
-                None,
-                "open the session view (also with --print)",
-                PICKER,
-            ),
-            Action::Resume => (
-                "resume",
-                Some("resume"),
-                "resume it in its agent (pi / atomic)",
-                BOTH,
-            ),
-            Action::ToggleScope => (
-                "toggle-scope",
-                Some("scope"),
-                "current folder ↔ all folders",
-                PICKER,
-            ),
-            Action::CycleSort => (
-                "cycle-sort",
-                Some("sort"),
-                "sort: threaded → recent → fuzzy",
-                PICKER,
-            ),
-            Action::ToggleNamed => (
-                "toggle-named",
-                Some("named"),
-                "only named sessions ↔ all",
-                PICKER,
-            ),
-            Action::TogglePath => ("toggle-path", Some("path"), "show the file path", PICKER),
-            Action::TogglePreview => (
-                "toggle-preview",
-                Some("preview"),
-                "show or hide the preview pane",
-                PICKER,
-            ),
-            Action::Rename => ("rename", Some("rename"), "rename the session", PICKER),
-            Action::Delete => (
-                "delete",
-                Some("delete"),
-                "move to the trash (asks first)",
-                PICKER,
-            ),
-            Action::Undo => (
-                "undo",
-                Some("undo"),
-                "restore the last deleted session",
-                PICKER,
-            ),
-            Action::Problems => (
-                "problems",
-                None,
-                "list the files that could not be read, and why",
-                PICKER,
-            ),
-            Action::Help => ("help", Some("help"), "this help", BOTH),
-            Action::Back => (
-                "back",
-                None,
-                "clear the search, else quit (view: back)",
-                BOTH,
-            ),
-            Action::Quit => ("quit", None, "quit", BOTH),
-        };
-        ActionInfo {
-            name,
-            hint,
-            description,
-            contexts,
+impl When {
+    /// The condition a key gets in a layer: in the picker, whose typing goes to the search
+    /// box, a key that edits text (a printable one, Backspace with any modifier, Delete) acts
+    /// only while the query is empty.
+    pub fn for_key(context: KeyContext, key: &KeySpec) -> When {
+        let printable = matches!(key.code, KeyCode::Char(_))
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let edits = printable || matches!(key.code, KeyCode::Backspace | KeyCode::Delete);
+        if context == KeyContext::Picker && edits {
+            When::QueryEmpty
+        } else {
+            When::Always
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<Action> {
-        Action::ALL.into_iter().find(|a| a.info().name == name)
     }
 }
 
-/// A key with its modifiers, e.g. `ctrl+s`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeySpec {
-    pub code: KeyCode,
-    pub modifiers: KeyModifiers,
+/// What the state says about the conditions of [`When`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conditions {
+    pub query_empty: bool,
 }
 
-impl KeySpec {
-    pub const fn new(code: KeyCode, modifiers: KeyModifiers) -> Self {
-        KeySpec { code, modifiers }
-    }
-
-    pub const fn plain(code: KeyCode) -> Self {
-        Self::new(code, KeyModifiers::NONE)
-    }
-
-    pub const fn ctrl(c: char) -> Self {
-        Self::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-    }
-
-    /// The spec of a pressed key, normalised so that `?` matches whether or not the terminal
-    /// reports Shift with it.
-    pub fn from_event(key: &KeyEvent) -> Self {
-        let mut modifiers =
-            key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
-        let code = match key.code {
-            KeyCode::Char(c) => {
-                modifiers.remove(KeyModifiers::SHIFT);
-                if modifiers.contains(KeyModifiers::CONTROL) {
-                    KeyCode::Char(c.to_ascii_lowercase())
-                } else {
-                    KeyCode::Char(c)
-                }
-            }
-            KeyCode::BackTab => {
-                modifiers.remove(KeyModifiers::SHIFT);
-                KeyCode::BackTab
-            }
-            other => other,
-        };
-        KeySpec { code, modifiers }
-    }
-
-    /// Parses `ctrl+s`, `alt+enter`, `f1`, `pageup`, `?`, `tab` (case-insensitive names).
-    pub fn parse(s: &str) -> Result<KeySpec, String> {
-        let s = s.trim();
-        if s.is_empty() {
-            return Err("empty key".into());
-        }
-        let mut modifiers = KeyModifiers::NONE;
-        let mut rest = s;
-        loop {
-            let lower = rest.to_ascii_lowercase();
-            let Some((m, tail)) = lower.split_once('+').filter(|(_, t)| !t.is_empty()) else {
-                break;
-            };
-            match m {
-                "ctrl" | "control" | "c" => modifiers |= KeyModifiers::CONTROL,
-                "alt" | "meta" | "m" => modifiers |= KeyModifiers::ALT,
-                "shift" | "s" => modifiers |= KeyModifiers::SHIFT,
-                _ => return Err(format!("unknown modifier `{m}` in `{s}`")),
-            }
-            rest = &rest[rest.len() - tail.len()..];
-        }
-        let lower = rest.to_ascii_lowercase();
-        let code = match lower.as_str() {
-            "enter" | "return" => KeyCode::Enter,
-            "esc" | "escape" => KeyCode::Esc,
-            "tab" => KeyCode::Tab,
-            "backtab" => KeyCode::BackTab,
-            "backspace" => KeyCode::Backspace,
-            "delete" | "del" => KeyCode::Delete,
-            "up" => KeyCode::Up,
-            "down" => KeyCode::Down,
-            "left" => KeyCode::Left,
-            "right" => KeyCode::Right,
-            "pageup" | "pgup" => KeyCode::PageUp,
-            "pagedown" | "pgdn" => KeyCode::PageDown,
-            "home" => KeyCode::Home,
-            "end" => KeyCode::End,
-            "space" => KeyCode::Char(' '),
-            f if f.starts_with('f')
-                && f.len() > 1
-                && f[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                let n: u8 = f[1..].parse().map_err(|_| format!("bad key `{s}`"))?;
-                KeyCode::F(n)
-            }
-            _ => {
-                let mut chars = rest.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) => KeyCode::Char(c),
-                    _ => return Err(format!("unknown key `{s}`")),
-                }
-            }
-        };
-        let ev = KeyEvent::new(code, modifiers);
-        Ok(KeySpec::from_event(&ev))
-    }
-}
-
-impl fmt::Display for KeySpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.modifiers.contains(KeyModifiers::CONTROL) {
-            f.write_str("ctrl+")?;
-        }
-        if self.modifiers.contains(KeyModifiers::ALT) {
-            f.write_str("alt+")?;
-        }
-        if self.modifiers.contains(KeyModifiers::SHIFT) {
-            f.write_str("shift+")?;
-        }
-        match self.code {
-            KeyCode::Enter => f.write_str("enter"),
-            KeyCode::Esc => f.write_str("esc"),
-            KeyCode::Tab => f.write_str("tab"),
-            KeyCode::BackTab => f.write_str("shift+tab"),
-            KeyCode::Backspace => f.write_str("backspace"),
-            KeyCode::Delete => f.write_str("delete"),
-            KeyCode::Up => f.write_str("↑"),
-            KeyCode::Down => f.write_str("↓"),
-            KeyCode::Left => f.write_str("←"),
-            KeyCode::Right => f.write_str("→"),
-            KeyCode::PageUp => f.write_str("pgup"),
-            KeyCode::PageDown => f.write_str("pgdn"),
-            KeyCode::Home => f.write_str("home"),
-            KeyCode::End => f.write_str("end"),
-            KeyCode::F(n) => write!(f, "f{n}"),
-            KeyCode::Char(' ') => f.write_str("space"),
-            KeyCode::Char(c) => write!(f, "{c}"),
-            other => write!(f, "{other:?}"),
+impl Conditions {
+    fn allow(&self, when: When) -> bool {
+        match when {
+            When::Always => true,
+            When::QueryEmpty => self.query_empty,
         }
     }
 }
@@ -310,8 +56,8 @@ impl fmt::Display for KeySpec {
 pub struct Binding {
     pub key: KeySpec,
     pub action: Action,
-    /// Only when the search query is empty (so `?` can still be typed into a query).
-    pub query_empty_only: bool,
+    pub context: KeyContext,
+    pub when: When,
 }
 
 /// The key table.
@@ -322,115 +68,162 @@ pub struct Keymap {
 
 impl Default for Keymap {
     fn default() -> Self {
-        use KeyCode as K;
-        let b = |key: KeySpec, action: Action| Binding {
-            key,
-            action,
-            query_empty_only: false,
-        };
-        let bindings = vec![
-            b(KeySpec::plain(K::Up), Action::Up),
-            b(KeySpec::plain(K::Down), Action::Down),
-            b(KeySpec::plain(K::PageUp), Action::PageUp),
-            b(KeySpec::plain(K::PageDown), Action::PageDown),
-            b(KeySpec::plain(K::Home), Action::Home),
-            b(KeySpec::plain(K::End), Action::End),
-            b(KeySpec::plain(K::Enter), Action::Open),
-            b(KeySpec::ctrl('v'), Action::View),
-            b(KeySpec::ctrl('o'), Action::Resume),
-            b(KeySpec::plain(K::Tab), Action::ToggleScope),
-            b(KeySpec::ctrl('s'), Action::CycleSort),
-            b(KeySpec::ctrl('n'), Action::ToggleNamed),
-            b(KeySpec::ctrl('p'), Action::TogglePath),
-            b(KeySpec::ctrl('t'), Action::TogglePreview),
-            b(KeySpec::ctrl('r'), Action::Rename),
-            b(KeySpec::ctrl('d'), Action::Delete),
-            // pi's non-invasive delete: only while the query is empty (else it edits the query).
-            Binding {
-                key: KeySpec::new(K::Backspace, KeyModifiers::CONTROL),
-                action: Action::Delete,
-                query_empty_only: true,
-            },
-            b(KeySpec::ctrl('z'), Action::Undo),
-            b(KeySpec::ctrl('e'), Action::Problems),
-            b(KeySpec::plain(K::F(1)), Action::Help),
-            Binding {
-                key: KeySpec::plain(K::Char('?')),
-                action: Action::Help,
-                query_empty_only: true,
-            },
-            b(KeySpec::plain(K::Esc), Action::Back),
-            b(KeySpec::ctrl('c'), Action::Quit),
-        ];
-        Keymap { bindings }
+        Keymap {
+            bindings: super::keymap_defaults::default_bindings(),
+        }
     }
 }
 
+/// The default key map, built once (for callers without the app's, such as tests).
+pub fn default_keymap() -> &'static Keymap {
+    static DEFAULT: std::sync::OnceLock<Keymap> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(Keymap::default)
+}
+
 impl Keymap {
-    /// The action bound to a key in a context, if any.
-    pub fn lookup(&self, key: &KeyEvent, context: KeyContext, query_empty: bool) -> Option<Action> {
+    /// The action a key triggers in a layer: the global keys first, then the layer's.
+    pub fn lookup(&self, key: &KeyEvent, context: KeyContext, cond: Conditions) -> Option<Action> {
+        let spec = KeySpec::from_event(key);
+        let find = |ctx: KeyContext| {
+            self.bindings
+                .iter()
+                .find(|b| b.context == ctx && b.key == spec && cond.allow(b.when))
+                .map(|b| b.action)
+        };
+        find(KeyContext::Global).or_else(|| find(context))
+    }
+
+    /// The action a key triggers in a layer, without the global keys.
+    pub fn lookup_in(
+        &self,
+        key: &KeyEvent,
+        context: KeyContext,
+        cond: Conditions,
+    ) -> Option<Action> {
         let spec = KeySpec::from_event(key);
         self.bindings
             .iter()
-            .filter(|b| b.key == spec && (query_empty || !b.query_empty_only))
+            .find(|b| b.context == context && b.key == spec && cond.allow(b.when))
             .map(|b| b.action)
-            .find(|a| a.info().contexts.contains(&context))
     }
 
-    /// The keys bound to an action, in table order.
-    pub fn keys_for(&self, action: Action) -> impl Iterator<Item = &KeySpec> {
+    /// The keys bound to an action in a layer, in table order.
+    pub fn keys_for(&self, context: KeyContext, action: Action) -> Vec<KeySpec> {
         self.bindings
             .iter()
-            .filter(move |b| b.action == action)
-            .map(|b| &b.key)
+            .filter(|b| b.context == context && b.action == action)
+            .map(|b| b.key)
+            .collect()
     }
 
-    /// The first key of an action, as text (`""` when unbound).
-    pub fn key_label(&self, action: Action) -> String {
-        self.keys_for(action)
+    /// The first key of an action in a layer (or, failing that, globally), as text; `""`
+    /// when unbound.
+    pub fn key_label(&self, context: KeyContext, action: Action) -> String {
+        self.keys_for(context, action)
+            .into_iter()
+            .chain(self.keys_for(KeyContext::Global, action))
             .next()
-            .map(ToString::to_string)
+            .map(|k| k.to_string())
             .unwrap_or_default()
     }
 
-    /// `(keys, hint)` pairs for the footer of a context, in table order.
-    pub fn hints(&self, context: KeyContext) -> Vec<(String, &'static str)> {
-        let mut seen = Vec::new();
-        let mut out = Vec::new();
-        for b in &self.bindings {
-            let info = b.action.info();
-            if let Some(hint) = info.hint
-                && info.contexts.contains(&context)
-                && !seen.contains(&b.action)
-            {
-                seen.push(b.action);
-                out.push((b.key.to_string(), hint));
+    /// Every key of an action in a layer, as `a / b`.
+    pub fn keys_label(&self, context: KeyContext, action: Action) -> String {
+        let keys: Vec<String> = self
+            .keys_for(context, action)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        keys.join(" / ")
+    }
+
+    /// `(key, action, hint word)` for a layer's footer, in table order, one per action (the
+    /// global keys with a hint last); each with its first key that works unconditionally.
+    pub fn hints(&self, context: KeyContext) -> Vec<(String, Action, &'static str)> {
+        let mut out: Vec<(String, Action, &'static str)> = Vec::new();
+        for ctx in [context, KeyContext::Global] {
+            for b in self.bindings.iter().filter(|b| b.context == ctx) {
+                let Some(hint) = b.action.info().hint else {
+                    continue;
+                };
+                if out.iter().any(|(_, a, _)| *a == b.action) {
+                    continue;
+                }
+                let key = [context, KeyContext::Global]
+                    .into_iter()
+                    .flat_map(|c| {
+                        self.bindings
+                            .iter()
+                            .filter(move |x| x.context == c && x.action == b.action)
+                    })
+                    .find(|x| x.when == When::Always)
+                    .map_or(b.key, |x| x.key);
+                out.push((key.to_string(), b.action, hint));
             }
         }
         out
     }
 
-    /// `(keys, description)` rows for the help overlay of a context.
+    /// `(keys, action, description)` rows of a layer, one per action, in table order.
+    pub fn rows(&self, context: KeyContext) -> Vec<(String, Action, &'static str)> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for b in self.bindings.iter().filter(|b| b.context == context) {
+            if seen.contains(&b.action) {
+                continue;
+            }
+            seen.push(b.action);
+            let mut keys = self.keys_label(context, b.action);
+            if b.when == When::QueryEmpty {
+                keys.push_str(" (empty query)");
+            }
+            out.push((keys, b.action, b.action.info().description));
+        }
+        out
+    }
+
+    /// `(keys, description)` rows for the help overlay of a layer.
     pub fn help_rows(&self, context: KeyContext) -> Vec<(String, &'static str)> {
-        Action::ALL
+        self.rows(context)
             .into_iter()
-            .filter(|a| a.info().contexts.contains(&context))
-            .filter_map(|a| {
-                let keys: Vec<String> = self.keys_for(a).map(ToString::to_string).collect();
-                (!keys.is_empty()).then(|| (keys.join(" / "), a.info().description))
-            })
+            .map(|(k, _, d)| (k, d))
             .collect()
     }
 
-    /// Replaces the keys of the actions named in `overrides` (`action name → keys`).
-    /// Returns one message per entry that could not be applied.
+    /// Replaces the keys of the actions named in `overrides`: `action = keys` in every layer
+    /// the action has keys in, `layer.action = keys` in one (`tree.label = "alt+l"`).
+    /// Returns one message per entry that could not be applied, and per conflict left.
     pub fn apply_overrides(&mut self, overrides: &BTreeMap<String, Vec<String>>) -> Vec<String> {
         let mut problems = Vec::new();
+        let defaults = self.clone();
+        let mut claimed: std::collections::HashMap<(KeyContext, KeySpec), &str> =
+            std::collections::HashMap::new();
         for (name, keys) in overrides {
-            let Some(action) = Action::from_name(name) else {
-                problems.push(format!("unknown action `{name}` in [keys]"));
+            let (layer, action_name) = match name.split_once('.') {
+                Some((l, a)) => (Some(l), a),
+                None => (None, name.as_str()),
+            };
+            let Some(action) = Action::from_name(action_name) else {
+                problems.push(format!("[keys] unknown action `{name}`"));
                 continue;
             };
+            let contexts: Vec<KeyContext> = match layer {
+                Some(l) => match KeyContext::from_name(l) {
+                    Some(c) => vec![c],
+                    None => {
+                        problems.push(format!("[keys] {name}: unknown layer `{l}`"));
+                        continue;
+                    }
+                },
+                None => KeyContext::ALL
+                    .into_iter()
+                    .filter(|c| !defaults.keys_for(*c, action).is_empty())
+                    .collect(),
+            };
+            if contexts.is_empty() {
+                problems.push(format!("[keys] {name}: no layer has this action"));
+                continue;
+            }
             let mut parsed = Vec::new();
             for k in keys {
                 match KeySpec::parse(k) {
@@ -441,18 +234,108 @@ impl Keymap {
             if parsed.is_empty() && !keys.is_empty() {
                 continue;
             }
-            // A key moved to this action leaves its old action.
-            self.bindings
-                .retain(|b| b.action != action && !parsed.contains(&b.key));
-            for key in parsed {
-                self.bindings.push(Binding {
-                    key,
-                    action,
-                    query_empty_only: false,
+            for &context in &contexts {
+                for key in &parsed {
+                    if let Some(other) = claimed.insert((context, *key), name.as_str())
+                        && other != name
+                    {
+                        problems.push(format!(
+                            "[keys] {key} is given to both `{other}` and `{name}` ({}); `{name}` wins",
+                            context.info().1
+                        ));
+                    }
+                }
+                // A key moved to this action leaves its old one in this layer.
+                self.bindings.retain(|b| {
+                    b.context != context || (b.action != action && !parsed.contains(&b.key))
                 });
+                for key in &parsed {
+                    self.bindings.push(Binding {
+                        key: *key,
+                        action,
+                        context,
+                        when: When::for_key(context, key),
+                    });
+                }
             }
         }
+        // An action that lost its last key to another one can no longer be reached.
+        for b in &defaults.bindings {
+            let named = |n: &String| {
+                n == b.action.name() || *n == format!("{}.{}", b.context.name(), b.action.name())
+            };
+            if self.keys_for(b.context, b.action).is_empty() && !overrides.keys().any(named) {
+                let msg = format!(
+                    "[keys] `{}` has no key left in {} (its keys went to other actions)",
+                    b.action.name(),
+                    b.context.info().1
+                );
+                if !problems.contains(&msg) {
+                    problems.push(msg);
+                }
+            }
+        }
+        problems.extend(self.conflicts());
         problems
+    }
+
+    /// Keys that cannot work as bound: one key for two actions in a layer, or a layer key a
+    /// global key hides.
+    pub fn conflicts(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, a) in self.bindings.iter().enumerate() {
+            for b in &self.bindings[i + 1..] {
+                let same_layer = a.context == b.context;
+                let hidden = (a.context == KeyContext::Global) != (b.context == KeyContext::Global);
+                if a.key == b.key && a.action != b.action && (same_layer || hidden) {
+                    let msg = if same_layer {
+                        format!(
+                            "[keys] {} is bound to both `{}` and `{}` in {}",
+                            a.key,
+                            a.action.name(),
+                            b.action.name(),
+                            a.context.info().1
+                        )
+                    } else {
+                        let (g, l) = if a.context == KeyContext::Global {
+                            (a, b)
+                        } else {
+                            (b, a)
+                        };
+                        format!(
+                            "[keys] {} of `{}` in {} is hidden by the global `{}`",
+                            l.key,
+                            l.action.name(),
+                            l.context.info().1,
+                            g.action.name()
+                        )
+                    };
+                    if !out.contains(&msg) {
+                        out.push(msg);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The key tables as Markdown, one per layer (the README's are this text).
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        for context in KeyContext::ALL {
+            let rows = self.rows(context);
+            if rows.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("#### {}\n\n", context.info().1));
+            out.push_str("| Key | Action (`[keys]` name) | What it does |\n|---|---|---|\n");
+            for (keys, action, desc) in rows {
+                let keys = keys.replace('|', "\\|");
+                out.push_str(&format!("| `{keys}` | `{}` | {desc} |\n", action.name()));
+            }
+            out.push('\n');
+        }
+        out
     }
 }
 
@@ -460,46 +343,101 @@ impl Keymap {
 mod tests {
     use super::*;
 
-    #[test]
-    fn parse_and_display_round_trip() {
-        for s in ["ctrl+s", "enter", "f1", "?", "alt+enter", "pgup", "tab"] {
-            let k = KeySpec::parse(s).unwrap();
-            assert_eq!(KeySpec::parse(&k.to_string()).unwrap(), k, "{s}");
-        }
-        assert_eq!(KeySpec::parse("Ctrl+S").unwrap(), KeySpec::ctrl('s'));
-        assert!(KeySpec::parse("hyper+x").is_err());
-        assert_eq!(
-            KeySpec::parse("+").unwrap(),
-            KeySpec::plain(KeyCode::Char('+'))
-        );
+    fn ev(spec: &str) -> KeyEvent {
+        let k = KeySpec::parse(spec).unwrap();
+        KeyEvent::new(k.code, k.modifiers)
     }
+
+    const EMPTY: Conditions = Conditions { query_empty: true };
+    const TYPED: Conditions = Conditions { query_empty: false };
 
     #[test]
     fn question_mark_only_with_empty_query() {
         let km = Keymap::default();
         let q = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
-        assert_eq!(km.lookup(&q, KeyContext::Picker, true), Some(Action::Help));
-        assert_eq!(km.lookup(&q, KeyContext::Picker, false), None);
+        assert_eq!(km.lookup(&q, KeyContext::Picker, EMPTY), Some(Action::Help));
+        assert_eq!(km.lookup(&q, KeyContext::Picker, TYPED), None);
+        assert_eq!(km.lookup(&q, KeyContext::Tree, TYPED), Some(Action::Help));
     }
 
     #[test]
-    fn overrides_move_keys() {
+    fn global_keys_work_in_every_layer() {
+        let km = Keymap::default();
+        for c in KeyContext::ALL {
+            assert_eq!(
+                km.lookup(&ev("ctrl+c"), c, TYPED),
+                Some(Action::Quit),
+                "{c:?}"
+            );
+            assert_eq!(km.lookup(&ev("f1"), c, TYPED), Some(Action::Help), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn defaults_have_no_conflicts() {
+        assert_eq!(Keymap::default().conflicts(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn overrides_move_keys_in_every_layer_or_one() {
         let mut km = Keymap::default();
         let problems = km.apply_overrides(&BTreeMap::from([
             ("rename".to_owned(), vec!["ctrl+e".to_owned()]),
+            ("label".to_owned(), vec!["alt+l".to_owned()]),
+            ("tree.fork".to_owned(), vec!["alt+f".to_owned()]),
             ("bogus".to_owned(), vec!["x".to_owned()]),
         ]));
-        assert_eq!(problems.len(), 1);
-        let e = KeyEvent::new(KeyCode::Char('e'), KeyModifiers::CONTROL);
-        let r = KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL);
         assert_eq!(
-            km.lookup(&e, KeyContext::Picker, true),
+            problems,
+            vec![
+                "[keys] unknown action `bogus`".to_owned(),
+                "[keys] `problems` has no key left in Session list (its keys went to other actions)"
+                    .to_owned()
+            ]
+        );
+        assert_eq!(
+            km.lookup(&ev("ctrl+e"), KeyContext::Picker, EMPTY),
             Some(Action::Rename)
         );
-        assert_eq!(km.lookup(&r, KeyContext::Picker, true), None);
+        assert_eq!(km.lookup(&ev("ctrl+r"), KeyContext::Picker, EMPTY), None);
+        for c in [KeyContext::Tree, KeyContext::Transcript] {
+            assert_eq!(km.lookup(&ev("alt+l"), c, EMPTY), Some(Action::Label));
+            assert_eq!(km.lookup(&ev("L"), c, EMPTY), None);
+        }
+        assert_eq!(
+            km.lookup(&ev("alt+f"), KeyContext::Tree, EMPTY),
+            Some(Action::Fork)
+        );
+        assert_eq!(
+            km.lookup(&ev("f"), KeyContext::Transcript, EMPTY),
+            Some(Action::Fork)
+        );
+        assert!(km.hints(KeyContext::Picker).contains(&(
+            "ctrl+e".to_owned(),
+            Action::Rename,
+            "rename"
+        )));
+    }
+
+    #[test]
+    fn conflicting_overrides_are_reported() {
+        let mut km = Keymap::default();
+        let problems = km.apply_overrides(&BTreeMap::from([
+            ("fork".to_owned(), vec!["x".to_owned()]),
+            ("label".to_owned(), vec!["x".to_owned()]),
+            ("tree.export".to_owned(), vec!["ctrl+c".to_owned()]),
+        ]));
         assert!(
-            km.hints(KeyContext::Picker)
-                .contains(&("ctrl+e".to_owned(), "rename"))
+            problems
+                .iter()
+                .any(|p| p.contains("given to both `fork` and `label`")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("hidden by the global `quit`")),
+            "{problems:?}"
         );
     }
 }

@@ -94,6 +94,7 @@ pub(crate) fn view_effects(
 ) {
     for e in effects {
         match e {
+            ViewEffect::Quit => request_quit(state, fx),
             ViewEffect::Close => {
                 if let Screen::View { view, .. } =
                     std::mem::replace(&mut state.screen, Screen::Picker)
@@ -153,5 +154,21 @@ pub(crate) fn resume(state: &mut AppState, record: Option<usize>, fx: &mut Vec<E
         path: r.info.path.clone(),
         agent: r.info.agent,
         cwd: PathBuf::from(&r.info.cwd),
+    });
+}
+
+/// Quits now, or once the writes in flight have finished (a write is never cut off).
+pub(crate) fn request_quit(state: &mut AppState, fx: &mut Vec<Effect>) {
+    if state.writes_in_flight > 0 {
+        state.quit_when_idle = true;
+        set_status(
+            state,
+            "Finishing a write, then quitting…".into(),
+            StatusKind::Info,
+        );
+        return;
+    }
+    fx.push(Effect::Quit {
+        code: if state.options.print_mode { 130 } else { 0 },
     });
 }

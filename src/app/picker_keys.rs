@@ -1,106 +1,40 @@
 //! Keys and the mouse on the picker, the preview screen and the picker's popups (rename,
 //! delete confirmations, help, problems): dispatched through the key map.
 
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
-use crate::app::layout::{list_window_start, picker_layout, view_body};
+use crate::app::layout::{list_window_start, picker_layout, too_small, view_body};
 
 use super::event::Effect;
-use super::keymap::{Action, KeyContext};
-use super::ops::{list_height, query_changed, resume, set_status, view_effects};
+use super::keymap::{Action, Conditions, KeyContext};
+use super::ops::{list_height, query_changed, request_quit, resume, set_status, view_effects};
 use super::session_view::update as view_update;
 use super::state::{AppState, Liveness, Mode, NameFilter, Scope, Screen, StatusKind};
 use super::text_input::Edit;
 
 pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
-    let is_ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
-    match &mut state.mode {
-        Mode::Problems { scroll } => {
-            let scroll = *scroll;
-            let lines = state.picker.problems.len();
-            state.mode = match super::help::help_key(&key, scroll, lines) {
-                super::help::HelpKey::Scroll(s) => Mode::Problems { scroll: s },
-                super::help::HelpKey::Close => Mode::Normal,
-            };
-            return;
-        }
-        Mode::Help { scroll } => {
-            let scroll = *scroll;
-            let lines =
-                super::help::picker_help_lines(&state.keymap, super::help::help_context(state))
-                    .len()
-                    + 2;
-            state.mode = match super::help::help_key(&key, scroll, lines) {
-                super::help::HelpKey::Scroll(s) => Mode::Help { scroll: s },
-                super::help::HelpKey::Close => Mode::Normal,
-            };
-            return;
-        }
-        Mode::Rename { record, input } => {
-            match key.code {
-                KeyCode::Enter => {
-                    let record = *record;
-                    let name = input.text().trim().to_owned();
-                    state.mode = Mode::Normal;
-                    if let Some(r) = state.picker.records.get(record) {
-                        fx.push(Effect::AppendRename {
-                            record,
-                            path: r.info.path.clone(),
-                            name,
-                        });
-                    }
-                }
-                KeyCode::Esc => state.mode = Mode::Normal,
-                _ if is_ctrl_c => state.mode = Mode::Normal,
-                _ => {
-                    input.handle_key(&key);
-                }
-            }
-            return;
-        }
-        Mode::ConfirmDelete { record, .. } => {
-            let record = *record;
-            match key.code {
-                KeyCode::Enter => {
-                    state.mode = Mode::Deleting { record };
-                    if let Some(r) = state.picker.records.get(record) {
-                        fx.push(Effect::TrashSession {
-                            record,
-                            path: r.info.path.clone(),
-                        });
-                    }
-                }
-                KeyCode::Esc => state.mode = Mode::Normal,
-                _ if is_ctrl_c => state.mode = Mode::Normal,
-                // Every other key is swallowed, as in pi.
-                _ => {}
-            }
-            return;
-        }
-        Mode::Deleting { .. } => return,
-        Mode::ConfirmPermanent { record, .. } => {
-            let record = *record;
-            let plain = !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-            if plain && matches!(key.code, KeyCode::Char('y' | 'Y')) {
-                state.mode = Mode::Deleting { record };
-                if let Some(r) = state.picker.records.get(record) {
-                    fx.push(Effect::DeletePermanently {
-                        record,
-                        path: r.info.path.clone(),
-                    });
-                }
-            } else {
-                state.mode = Mode::Normal;
-                set_status(state, "Nothing was deleted".into(), StatusKind::Info);
-            }
-            return;
-        }
-        Mode::Normal => {}
+    let context = active_context(state);
+    let global = state
+        .keymap
+        .lookup_in(&key, KeyContext::Global, conditions(state));
+    // Ctrl+C quits from every screen and popup, and is all that works while the terminal is
+    // too small to draw anything (resizing arrives as its own event).
+    if global == Some(Action::Quit) {
+        request_quit(state, fx);
+        return;
+    }
+    let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
+    if too_small(area) {
+        return;
+    }
+    // A confirmation acts only once it has been drawn.
+    if matches!(context, KeyContext::Confirm | KeyContext::Danger) && !state.confirm_drawn {
+        return;
+    }
+    if state.mode != Mode::Normal {
+        super::popup_keys::popup_key(state, key, fx);
+        return;
     }
     match state.screen {
         Screen::Picker => picker_key(state, key, fx),
@@ -109,16 +43,43 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
             record,
             ref mut view,
         } => {
-            let effects = view_update::apply_key(view, key);
+            let effects = view_update::apply_key_with(view, key, &state.keymap);
             let path = view.path.clone();
             view_effects(state, record, path, effects, fx);
         }
     }
 }
 
+/// The key layer in front: the popup's, else the screen's (for the view, its pane's or its
+/// own popup's).
+pub(crate) fn active_context(state: &AppState) -> KeyContext {
+    match &state.mode {
+        Mode::Help { .. } => return KeyContext::Help,
+        Mode::Problems { .. } => return KeyContext::Problems,
+        Mode::Rename { .. } => return KeyContext::Input,
+        Mode::ConfirmDelete { .. } | Mode::Deleting { .. } => return KeyContext::Confirm,
+        Mode::ConfirmPermanent { .. } => return KeyContext::Danger,
+        Mode::Normal => {}
+    }
+    match &state.screen {
+        Screen::Picker => KeyContext::Picker,
+        Screen::Session { .. } => KeyContext::Preview,
+        Screen::View { view, .. } => view_update::view_context(view),
+    }
+}
+
+/// The state the key map's conditions look at.
+pub(crate) fn conditions(state: &AppState) -> Conditions {
+    Conditions {
+        query_empty: state.picker.query.text().is_empty(),
+    }
+}
+
 pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
-    let query_empty = state.picker.query.text().is_empty();
-    let Some(action) = state.keymap.lookup(&key, KeyContext::Picker, query_empty) else {
+    let Some(action) = state
+        .keymap
+        .lookup(&key, KeyContext::Picker, conditions(state))
+    else {
         if state.picker.query.handle_key(&key) == Edit::Changed {
             query_changed(state);
         }
@@ -221,9 +182,8 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 query_changed(state);
             }
         }
-        Action::Quit => fx.push(Effect::Quit {
-            code: if state.options.print_mode { 130 } else { 0 },
-        }),
+        Action::Quit => request_quit(state, fx),
+        _ => {}
     }
 }
 
@@ -247,10 +207,10 @@ pub(crate) fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>
     let Screen::Session { record, scroll } = state.screen else {
         return;
     };
-    let Some(action) = state.keymap.lookup(&key, KeyContext::View, true) else {
-        if matches!(key.code, KeyCode::Char('q')) {
-            state.screen = Screen::Picker;
-        }
+    let Some(action) = state
+        .keymap
+        .lookup(&key, KeyContext::Preview, conditions(state))
+    else {
         return;
     };
     let page = view_body(Rect::new(0, 0, state.viewport.0, state.viewport.1))
@@ -273,14 +233,12 @@ pub(crate) fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>
             state.mode = Mode::Help { scroll: 0 };
             return;
         }
-        Action::Back => {
+        Action::Back | Action::Leave => {
             state.screen = Screen::Picker;
             return;
         }
         Action::Quit => {
-            fx.push(Effect::Quit {
-                code: if state.options.print_mode { 130 } else { 0 },
-            });
+            request_quit(state, fx);
             return;
         }
         _ => scroll,
@@ -289,17 +247,17 @@ pub(crate) fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>
 }
 
 pub(crate) fn on_mouse(state: &mut AppState, m: MouseEvent) {
-    if state.mode != Mode::Normal {
+    let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
+    if state.mode != Mode::Normal || too_small(area) {
         return;
     }
     if let Screen::View { view, .. } = &mut state.screen {
-        // The wheel moves like the arrow keys; the view's own key table decides what moves.
-        let code = match m.kind {
-            MouseEventKind::ScrollUp => KeyCode::Up,
-            MouseEventKind::ScrollDown => KeyCode::Down,
-            _ => return,
-        };
-        let _ = view_update::apply_key(view, KeyEvent::new(code, KeyModifiers::NONE));
+        // The wheel moves like the arrow keys in the focused pane.
+        match m.kind {
+            MouseEventKind::ScrollUp => view_update::wheel(view, true),
+            MouseEventKind::ScrollDown => view_update::wheel(view, false),
+            _ => {}
+        }
         return;
     }
     if let Screen::Session { record, scroll } = state.screen {

@@ -259,6 +259,13 @@ pub struct AppState {
     pub options: Options,
     /// Something visible changed since the last frame.
     pub dirty: bool,
+    /// Whether the confirmation on screen (if any) has been drawn: until then its keys do
+    /// nothing, so a burst of keys cannot confirm what the user never saw.
+    pub confirm_drawn: bool,
+    /// File writes asked for and not yet reported back.
+    pub writes_in_flight: usize,
+    /// Quit was asked for while a write was in flight: quit when it is done.
+    pub quit_when_idle: bool,
 }
 
 impl AppState {
@@ -275,7 +282,17 @@ impl AppState {
             palette,
             options,
             dirty: true,
+            confirm_drawn: false,
+            writes_in_flight: 0,
+            quit_when_idle: false,
         }
+    }
+
+    /// A frame showing the state was drawn: nothing is dirty, and a confirmation on screen
+    /// has been seen.
+    pub fn drawn(&mut self) {
+        self.dirty = false;
+        self.confirm_drawn = true;
     }
 
     /// The selected session, if any row is shown.

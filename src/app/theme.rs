@@ -185,6 +185,21 @@ impl Palette {
     }
 }
 
+/// The `[theme]` keys as a Markdown table (the README's is this text).
+pub fn markdown() -> String {
+    let mut out = String::from("| `[theme]` key | default | colours |\n|---|---|---|\n");
+    for k in ThemeKey::ALL {
+        let (name, default, what) = k.info();
+        let default = match default {
+            Color::Reset => "(terminal's)".to_owned(),
+            Color::Indexed(n) => format!("`{n}`"),
+            c => format!("`{}`", format!("{c:?}").to_lowercase()),
+        };
+        out.push_str(&format!("| `{name}` | {default} | {what} |\n"));
+    }
+    out
+}
+
 /// `NO_COLOR` as specified at no-color.org: set and not empty.
 pub fn no_color_env() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())

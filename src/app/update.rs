@@ -8,9 +8,10 @@ use ratatui::crossterm::event::KeyEventKind;
 use ratatui::layout::Rect;
 
 use super::event::{Effect, Event, ScanUpdate, SearchRequest};
-use super::keymap::Action;
+use super::keymap::{Action, KeyContext};
+use super::ops::request_quit;
 use super::ops::{mark_deleted, query_changed, set_status, start_search, view_effects};
-use super::picker_keys::{on_key, on_mouse};
+use super::picker_keys::{active_context, on_key, on_mouse};
 use super::session_view::outcome::{apply_outcome, apply_resize};
 use super::session_view::state::SessionViewState;
 use super::session_view::update as view_update;
@@ -45,6 +46,48 @@ pub fn update(state: &mut AppState, event: Event) -> Vec<Effect> {
 /// queued event, then settles once: a held key or a burst of typing costs one search, one
 /// preview and one transcript, not one per repeat.
 pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
+    let before = active_context(state);
+    if is_write_result(&event) {
+        state.writes_in_flight = state.writes_in_flight.saturating_sub(1);
+    }
+    let mut fx = apply_event(state, event);
+    state.writes_in_flight += fx.iter().filter(|e| is_write(e)).count();
+    if state.quit_when_idle && state.writes_in_flight == 0 {
+        state.quit_when_idle = false;
+        request_quit(state, &mut fx);
+    }
+    // A confirmation that just opened has not been drawn yet.
+    let after = active_context(state);
+    if after != before && matches!(after, KeyContext::Confirm | KeyContext::Danger) {
+        state.confirm_drawn = false;
+    }
+    fx
+}
+
+/// Effects that write a file; each reports back with one event (see [`is_write_result`]).
+fn is_write(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::AppendRename { .. }
+            | Effect::TrashSession { .. }
+            | Effect::DeletePermanently { .. }
+            | Effect::RestoreTrash(_)
+            | Effect::View { .. }
+    )
+}
+
+fn is_write_result(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::Renamed { .. }
+            | Event::Trashed { .. }
+            | Event::DeletedPermanently { .. }
+            | Event::Restored { .. }
+            | Event::ViewDone { .. }
+    )
+}
+
+fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
     let mut fx = Vec::new();
     if !matches!(event, Event::Tick) {
         state.dirty = true;
@@ -162,7 +205,7 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
                 mark_deleted(state, record, true);
                 state.undo.push(super::state::UndoItem { record, trashed });
                 state.mode = Mode::Normal;
-                let undo = state.keymap.key_label(Action::Undo);
+                let undo = state.keymap.key_label(KeyContext::Picker, Action::Undo);
                 set_status(
                     state,
                     format!("Session moved to trash · {undo} undo"),
@@ -246,7 +289,7 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
             picker.loading.done = true;
             let n = picker.problems.len();
             if n > 0 {
-                let key = state.keymap.key_label(Action::Problems);
+                let key = state.keymap.key_label(KeyContext::Picker, Action::Problems);
                 let text = format!(
                     "{n} file{} could not be read as sessions · {key} lists them",
                     if n == 1 { "" } else { "s" }

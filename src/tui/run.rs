@@ -476,7 +476,7 @@ fn event_loop(
         let since_draw = last_draw.map_or(FRAME, |t| t.elapsed());
         if state.dirty && since_draw >= FRAME {
             terminal.draw(|f| crate::ui::draw(f, state, now_ms()))?;
-            state.dirty = false;
+            state.drawn();
             last_draw = Some(Instant::now());
         }
         let until_tick = tick.saturating_sub(last_tick.elapsed());

@@ -1,33 +1,61 @@
-//! Footer key hints, from the key map: as many whole hints as fit, help always last.
+//! Footer key hints, from the key map: as many whole hints as fit (never one cut mid-word),
+//! help always last.
 
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::keymap::{KeyContext, Keymap};
+use crate::app::keymap::{Action, KeyContext, Keymap};
 use crate::ui::theme::Theme;
 
-/// The key hints of a context, as many as fit, with help always last.
-pub fn footer_line(keymap: &Keymap, context: KeyContext, t: &Theme, width: u16) -> Line<'static> {
-    let hints = keymap.hints(context);
-    let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| *h == "help");
-    let mut spans = Vec::new();
-    let mut used = 0;
-    let help_w = help.first().map_or(0, |(k, h)| k.width() + h.width() + 4);
-    for (key, hint) in rest {
-        let w = key.width() + hint.width() + 4;
-        if used + w + help_w > width as usize {
+/// The key hints of a layer, with some hint words replaced (`(Action::Open, "print")`).
+pub fn footer_line(
+    keymap: &Keymap,
+    context: KeyContext,
+    t: &Theme,
+    width: u16,
+    words: &[(Action, &'static str)],
+) -> Line<'static> {
+    let hints = keymap
+        .hints(context)
+        .into_iter()
+        .map(|(key, action, hint)| {
+            let word = words
+                .iter()
+                .find(|(a, _)| *a == action)
+                .map_or(hint, |(_, w)| *w);
+            (key, word.to_owned())
+        })
+        .collect();
+    hints_line(hints, t, width)
+}
+
+/// `key word` pairs separated by ` · `, as many as fit in `width`, the `help` one last.
+pub fn hints_line(hints: Vec<(String, String)>, t: &Theme, width: u16) -> Line<'static> {
+    let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| h == "help");
+    let w_of = |(k, h): &(String, String)| k.width() + h.width() + 1;
+    let sep = 3;
+    let mut budget = width as usize;
+    let help = help.into_iter().next().filter(|h| w_of(h) <= budget);
+    if let Some(h) = &help {
+        budget -= w_of(h);
+    }
+    let mut shown = Vec::new();
+    for h in rest {
+        let need = w_of(&h) + sep;
+        if need > budget {
             break;
+        }
+        budget -= need;
+        shown.push(h);
+    }
+    shown.extend(help);
+    let mut spans = Vec::new();
+    for (i, (key, hint)) in shown.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", t.border));
         }
         spans.push(Span::styled(key, t.accent));
         spans.push(Span::styled(format!(" {hint}"), t.muted));
-        spans.push(Span::styled(" · ", t.border));
-        used += w;
-    }
-    if let Some((key, hint)) = help.into_iter().next() {
-        spans.push(Span::styled(key, t.accent));
-        spans.push(Span::styled(format!(" {hint}"), t.muted));
-    } else {
-        spans.pop();
     }
     Line::from(spans)
 }

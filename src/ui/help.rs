@@ -26,7 +26,7 @@ pub fn draw_help_popup(
         if fits {
             "any key closes this help"
         } else {
-            "↑/↓ PgUp/PgDn scroll · any other key closes"
+            "↑ ↓ pgup pgdn scroll · any other key closes"
         },
         theme.muted,
     ));

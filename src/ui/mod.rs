@@ -32,7 +32,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Screen::Picker => picker::draw_picker(frame, area, state, now_ms),
         Screen::Session { .. } => preview::draw_session_screen(frame, area, state),
         Screen::View { ref view, .. } => {
-            session_view::draw_session_view(frame, area, view, &Theme::of(state))
+            session_view::draw_session_view(frame, area, view, &Theme::of(state), &state.keymap)
         }
     }
     match state.mode {

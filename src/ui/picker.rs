@@ -38,6 +38,11 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
             KeyContext::Picker,
             &Theme::of(state),
             area.width,
+            if state.options.print_mode {
+                &[(Action::Open, "print path")]
+            } else {
+                &[]
+            },
         )),
         layout.footer,
     );
@@ -139,7 +144,7 @@ fn status_line(state: &AppState) -> Line<'static> {
         };
         return Line::styled(sanitize_line(&s.text).into_owned(), style);
     }
-    let scope = km.key_label(Action::ToggleScope);
+    let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     Line::from(vec![
         Span::styled(format!("{scope} scope · "), t.muted),
         Span::styled("re:<pattern>", t.muted.add_modifier(Modifier::BOLD)),
@@ -215,8 +220,8 @@ fn empty_message(state: &AppState) -> Line<'static> {
     if !p.loading.done {
         return Line::styled("  Loading sessions…", t.muted);
     }
-    let named = km.key_label(Action::ToggleNamed);
-    let scope = km.key_label(Action::ToggleScope);
+    let named = km.key_label(KeyContext::Picker, Action::ToggleNamed);
+    let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     let text = match (p.name_filter, p.scope) {
         (NameFilter::Named, Scope::Current) => format!(
             "  No named sessions in current folder. Press {named} to show all, or {scope} to view all."

@@ -86,12 +86,6 @@ pub fn draw_session_screen(frame: &mut Frame, area: Rect, state: &AppState) {
         .collect();
     frame.render_widget(Paragraph::new(shown), body);
     let footer = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
-    let mut hints = super::footer::footer_line(
-        &state.keymap,
-        KeyContext::View,
-        t,
-        area.width.saturating_sub(14),
-    );
-    hints.spans.insert(0, Span::styled("esc back · ", t.muted));
+    let hints = super::footer::footer_line(&state.keymap, KeyContext::Preview, t, area.width, &[]);
     frame.render_widget(Paragraph::new(hints), footer);
 }

@@ -8,20 +8,42 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::format::truncate_left;
-use crate::app::session_view::{Focus, Mode, SESSION_VIEW_KEYS, SessionViewState, layout};
+use crate::app::keymap::{Action, KeyContext, Keymap};
+use crate::app::session_view::{Mode, SessionViewState, layout, view_context};
 use crate::app::text_input::TextInput;
 use crate::text::sanitize::{sanitize_line, truncate_width};
+use crate::ui::footer::{footer_line, hints_line};
 use crate::ui::theme::Theme;
 use crate::ui::transcript_pane::draw_transcript_pane;
 use crate::ui::tree_pane::draw_tree_pane;
 
 /// Draws the whole session view into `area`.
-pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
+pub fn draw_session_view(
+    frame: &mut Frame,
+    area: Rect,
+    state: &SessionViewState,
+    theme: &Theme,
+    keymap: &Keymap,
+) {
+    let input_hint = |ok: &str| {
+        format!(
+            "{} {ok} · {} cancel",
+            keymap.key_label(KeyContext::Input, Action::Confirm),
+            keymap.key_label(KeyContext::Input, Action::Cancel)
+        )
+    };
+    let confirm_hint = |yes: &str, no: &str| {
+        format!(
+            "{} {yes} · {} {no}",
+            keymap.keys_label(KeyContext::Confirm, Action::Yes),
+            keymap.keys_label(KeyContext::Confirm, Action::No)
+        )
+    };
     let l = layout(area);
     draw_header(frame, l.header, state, theme);
     draw_tree_pane(frame, l.tree, state, theme);
     draw_transcript_pane(frame, l.transcript, state, theme);
-    draw_footer(frame, l.footer, state, theme);
+    draw_footer(frame, l.footer, state, theme, keymap);
     match &state.mode {
         Mode::Label { target, input } => {
             let entry = state.entry_line(*target);
@@ -37,7 +59,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                     Line::raw("Label (empty to remove):"),
                 ],
                 input,
-                "Enter save · Esc cancel",
+                &input_hint("save"),
                 theme,
             );
         }
@@ -47,7 +69,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
             " Export branch to Markdown ",
             &[Line::raw("File name (relative to the current directory):")],
             input,
-            "Enter export · Esc cancel",
+            &input_hint("export"),
             theme,
         ),
         Mode::ConfirmOverwrite { file } => {
@@ -60,7 +82,7 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                     Line::raw(format!("{name} already exists.")),
                     Line::raw("Replace it?"),
                 ],
-                "y replace · n choose another name",
+                &confirm_hint("replace", "choose another name"),
                 theme,
             );
         }
@@ -106,11 +128,11 @@ pub fn draw_session_view(frame: &mut Frame, area: Rect, state: &SessionViewState
                 area,
                 " Check out ",
                 lines,
-                "y check out · n cancel",
+                &confirm_hint("check out", "cancel"),
                 theme,
             );
         }
-        Mode::Help { scroll } => draw_help(frame, area, theme, *scroll),
+        Mode::Help { scroll } => draw_help(frame, area, theme, keymap, *scroll),
         Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}
     }
 }
@@ -158,50 +180,51 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Key hints for the focused pane from the key table, or the status message.
-fn draw_footer(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
+/// Key hints for the focused pane (or the open input) from the key map, or the status.
+fn draw_footer(
+    frame: &mut Frame,
+    area: Rect,
+    state: &SessionViewState,
+    theme: &Theme,
+    keymap: &Keymap,
+) {
     if let Some(s) = &state.status {
         let style = if s.is_error { theme.error } else { theme.ok };
         let text = truncate_width(&sanitize_line(&s.text), area.width as usize).into_owned();
         frame.render_widget(Paragraph::new(Line::styled(text, style)), area);
         return;
     }
-    let hints: Vec<(&str, &str)> = match &state.mode {
-        Mode::TreeSearch(_) => vec![
-            ("type", "filter"),
-            ("↑/↓", "move"),
-            ("Enter", "keep"),
-            ("Esc", "clear"),
-        ],
-        Mode::TranscriptSearch(_) => vec![("type", "search"), ("Enter", "keep"), ("Esc", "clear")],
-        _ => footer_hints(state.focus),
+    let key = |c: KeyContext, a: Action| keymap.key_label(c, a);
+    let line = match &state.mode {
+        Mode::TreeSearch(_) => hints_line(
+            vec![
+                ("type".into(), "filter".into()),
+                (
+                    format!(
+                        "{}/{}",
+                        key(KeyContext::Input, Action::Up),
+                        key(KeyContext::Input, Action::Down)
+                    ),
+                    "move".into(),
+                ),
+                (key(KeyContext::Input, Action::Confirm), "keep".into()),
+                (key(KeyContext::Input, Action::Cancel), "clear".into()),
+            ],
+            theme,
+            area.width,
+        ),
+        Mode::TranscriptSearch(_) => hints_line(
+            vec![
+                ("type".into(), "search".into()),
+                (key(KeyContext::Input, Action::Confirm), "keep".into()),
+                (key(KeyContext::Input, Action::Cancel), "clear".into()),
+            ],
+            theme,
+            area.width,
+        ),
+        _ => footer_line(keymap, view_context(state), theme, area.width, &[]),
     };
-    let mut spans = Vec::new();
-    let mut used = 0usize;
-    for (k, h) in hints {
-        let w = k.chars().count() + h.chars().count() + 3;
-        if used + w > area.width as usize {
-            break;
-        }
-        spans.push(Span::styled(k.to_owned(), theme.accent));
-        spans.push(Span::styled(format!(" {h}  "), theme.muted));
-        used += w;
-    }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// `(keys, hint)` pairs for the footer of a pane, in table order, one per action.
-pub fn footer_hints(focus: Focus) -> Vec<(&'static str, &'static str)> {
-    let mut out: Vec<(&str, &str)> = Vec::new();
-    for kb in SESSION_VIEW_KEYS {
-        if let Some(h) = kb.hint
-            && kb.scope.includes(focus)
-            && !out.iter().any(|&(_, x)| x == h)
-        {
-            out.push((kb.shown, h));
-        }
-    }
-    out
+    frame.render_widget(Paragraph::new(line), area);
 }
 
 fn input_width(area: Rect) -> u16 {
@@ -289,12 +312,12 @@ fn draw_confirm(
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
-fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, scroll: u16) {
+fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap, scroll: u16) {
     crate::ui::help::draw_help_popup(
         frame,
         area,
         " Session view keys ",
-        crate::ui::styled::styled_lines(crate::app::help::view_help_lines(), theme),
+        crate::ui::styled::styled_lines(crate::app::help::view_help_lines(keymap), theme),
         scroll,
         theme,
     );

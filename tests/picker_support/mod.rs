@@ -186,6 +186,14 @@ impl Harness {
     pub fn raw(&mut self, event: Event) {
         let fx = update(&mut self.state, event);
         self.effects.extend(fx);
+        // As the event loop does, a frame follows each event (see `undrawn` for a burst).
+        self.state.drawn();
+    }
+
+    /// Applies an event with no frame drawn after it (a burst of queued keys).
+    pub fn undrawn(&mut self, event: Event) {
+        let fx = update(&mut self.state, event);
+        self.effects.extend(fx);
     }
 
     /// Applies an event, then runs what it started.

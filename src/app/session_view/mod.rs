@@ -8,7 +8,6 @@
 
 pub mod geometry;
 pub mod io;
-pub mod keys;
 pub mod outcome;
 pub mod state;
 pub mod transcript;
@@ -17,8 +16,7 @@ pub mod update;
 
 pub use geometry::{SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout};
 pub use io::{execute, write_export};
-pub use keys::{KeyBinding, SESSION_VIEW_KEYS, Scope, ViewAction, action_for};
 pub use outcome::{apply_outcome, apply_resize};
 pub use state::SessionViewState;
 pub use types::{ExportFailure, Focus, Mode, Outcome, Status, ViewEffect};
-pub use update::{apply_key, paste, settle, update};
+pub use update::{apply_key, apply_key_with, paste, settle, update, view_context};

@@ -82,6 +82,8 @@ pub enum ViewEffect {
     },
     /// Back to the picker.
     Close,
+    /// Quit grove (Ctrl+C).
+    Quit,
     /// A session file changed on disk (after a label or check-out): refresh its picker row.
     SessionChanged { path: PathBuf },
     /// A new session file exists (after a fork): add it to the picker, under its parent.

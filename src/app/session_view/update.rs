@@ -2,18 +2,19 @@
 
 use std::path::PathBuf;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind};
 
 use crate::model::flatten::FilterMode;
 
 use crate::app::text_input::{Edit, TextInput};
 
-use super::keys::{ViewAction, action_for};
 use super::state::SessionViewState;
 use super::transcript;
 use super::types::{Focus, Mode, ViewEffect};
+use crate::app::keymap::{Action, Conditions, KeyContext, Keymap, default_keymap};
 
-/// Handles one key. Returns the effects for the loop to run; performs no I/O.
+/// Handles one key with the default key map. Returns the effects for the loop to run;
+/// performs no I/O.
 pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
     let effects = apply_key(state, key);
     settle(state);
@@ -25,43 +26,82 @@ pub fn settle(state: &mut SessionViewState) {
     state.sync_transcript();
 }
 
+/// [`apply_key_with`] the default key map.
+pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
+    apply_key_with(state, key, default_keymap())
+}
+
+/// The key layer the view is in: its popup's, else the focused pane's.
+pub fn view_context(state: &SessionViewState) -> KeyContext {
+    match &state.mode {
+        Mode::Normal => match state.focus {
+            Focus::Tree => KeyContext::Tree,
+            Focus::Transcript => KeyContext::Transcript,
+        },
+        Mode::Help { .. } => KeyContext::Help,
+        Mode::TreeSearch(_)
+        | Mode::TranscriptSearch(_)
+        | Mode::Label { .. }
+        | Mode::ExportName(_) => KeyContext::Input,
+        Mode::ConfirmCheckout { .. } | Mode::ConfirmOverwrite { .. } => KeyContext::Confirm,
+    }
+}
+
+/// The mouse wheel: one step up or down in the focused pane.
+pub fn wheel(state: &mut SessionViewState, up: bool) {
+    if state.mode == Mode::Normal {
+        let action = if up { Action::Up } else { Action::Down };
+        if !(state.focus == Focus::Tree) {
+            state.sync_transcript();
+        }
+        let _ = run_action(state, action);
+    }
+}
+
 /// [`update`] without building the transcript for where the selection ends up: a held arrow key
 /// moves the selection through many entries, and building each one's branch (the whole context
 /// of a long session) per repeat would queue seconds of work. Keys that read the transcript
 /// bring it up to date first; call [`settle`] after the burst.
-pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
+pub fn apply_key_with(
+    state: &mut SessionViewState,
+    key: KeyEvent,
+    keymap: &Keymap,
+) -> Vec<ViewEffect> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    if !moves_only_the_tree(state, &key) {
+    let any = Conditions { query_empty: true };
+    let action = keymap.lookup(&key, view_context(state), any);
+    if action == Some(Action::Quit) {
+        return vec![ViewEffect::Quit];
+    }
+    if !moves_only_the_tree(state, action) {
         state.sync_transcript();
     }
     let mode = std::mem::replace(&mut state.mode, Mode::Normal);
     match mode {
         Mode::Normal => {
             state.status = None;
-            match action_for(&key, state.focus) {
+            match action {
                 Some(a) => run_action(state, a),
                 None => Vec::new(),
             }
         }
         Mode::Help { scroll } => {
-            let lines = crate::app::help::view_help_lines().len() + 2;
-            if let crate::app::help::HelpKey::Scroll(s) =
-                crate::app::help::help_key(&key, scroll, lines)
-            {
+            let lines = crate::app::help::view_help_lines(keymap).len() + 2;
+            if let Some(s) = crate::app::popup_keys::scroll_popup(action, scroll, lines) {
                 state.mode = Mode::Help { scroll: s };
             }
             Vec::new()
         }
-        Mode::TreeSearch(input) => tree_search_key(state, input, &key),
-        Mode::TranscriptSearch(input) => transcript_search_key(state, input, &key),
-        Mode::Label { target, input } => label_key(state, target, input, &key),
+        Mode::TreeSearch(input) => tree_search_key(state, input, &key, action),
+        Mode::TranscriptSearch(input) => transcript_search_key(state, input, &key, action),
+        Mode::Label { target, input } => label_key(state, target, input, &key, action),
         Mode::ConfirmCheckout {
             target,
             resumes_after,
-        } => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
+        } => match action {
+            Some(Action::Yes) => {
                 let id = state.session.entry(target).map(|e| e.id.clone());
                 match id {
                     Some(target_id) => {
@@ -74,7 +114,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                     None => Vec::new(),
                 }
             }
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+            Some(Action::No) => {
                 state.set_status("Check-out cancelled", false);
                 Vec::new()
             }
@@ -86,8 +126,8 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                 Vec::new()
             }
         },
-        Mode::ExportName(mut input) => match key.code {
-            KeyCode::Enter => {
+        Mode::ExportName(mut input) => match action {
+            Some(Action::Confirm) => {
                 let name = input.text().trim().to_owned();
                 if name.is_empty() {
                     state.mode = Mode::ExportName(input);
@@ -102,7 +142,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                     None => Vec::new(),
                 }
             }
-            KeyCode::Esc => {
+            Some(Action::Cancel) => {
                 state.set_status("Export cancelled", false);
                 Vec::new()
             }
@@ -112,8 +152,8 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                 Vec::new()
             }
         },
-        Mode::ConfirmOverwrite { file } => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => match state.export_contents() {
+        Mode::ConfirmOverwrite { file } => match action {
+            Some(Action::Yes) => match state.export_contents() {
                 Some(contents) => vec![ViewEffect::Export {
                     file,
                     contents,
@@ -121,7 +161,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                 }],
                 None => Vec::new(),
             },
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+            Some(Action::No) => {
                 // Back to the name, to pick another one.
                 let name = file.to_string_lossy().into_owned();
                 state.mode = Mode::ExportName(TextInput::with_text(&name));
@@ -137,29 +177,29 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
 
 /// Keys that change only the tree (selection, folds, filters, the tree search) and never read
 /// the transcript: they may leave it stale until [`settle`].
-fn moves_only_the_tree(state: &SessionViewState, key: &KeyEvent) -> bool {
+fn moves_only_the_tree(state: &SessionViewState, action: Option<Action>) -> bool {
     match &state.mode {
         // Typing filters the tree; Enter/Esc confirm or clear the query.
         Mode::TreeSearch(_) => true,
-        Mode::Normal => match action_for(key, state.focus) {
+        Mode::Normal => match action {
             Some(
-                ViewAction::Up
-                | ViewAction::Down
-                | ViewAction::PageUp
-                | ViewAction::PageDown
-                | ViewAction::First
-                | ViewAction::Last,
+                Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End,
             ) => state.focus == Focus::Tree,
             Some(
-                ViewAction::FoldOrUp
-                | ViewAction::UnfoldOrDown
-                | ViewAction::FilterDefault
-                | ViewAction::FilterNoTools
-                | ViewAction::FilterUserOnly
-                | ViewAction::FilterLabeled
-                | ViewAction::FilterAll
-                | ViewAction::CycleFilter
-                | ViewAction::CycleFilterBack,
+                Action::Fold
+                | Action::Unfold
+                | Action::FilterDefault
+                | Action::FilterNoTools
+                | Action::FilterUserOnly
+                | Action::FilterLabeled
+                | Action::FilterAll
+                | Action::NextFilter
+                | Action::PrevFilter,
             ) => true,
             _ => false,
         },
@@ -167,62 +207,62 @@ fn moves_only_the_tree(state: &SessionViewState, key: &KeyEvent) -> bool {
     }
 }
 
-fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffect> {
+fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
     let session = &state.session;
     let tree_focus = state.focus == Focus::Tree;
     match action {
-        ViewAction::Up if tree_focus => state.nav.move_up(),
-        ViewAction::Down if tree_focus => state.nav.move_down(),
-        ViewAction::PageUp if tree_focus => state.nav.page_up(state.tree_list_height()),
-        ViewAction::PageDown if tree_focus => state.nav.page_down(state.tree_list_height()),
-        ViewAction::First if tree_focus => state.nav.select_first(),
-        ViewAction::Last if tree_focus => state.nav.select_last(),
-        ViewAction::Up => state.transcript_scroll = state.transcript_scroll.saturating_sub(1),
-        ViewAction::Down => {
+        Action::Up if tree_focus => state.nav.move_up(),
+        Action::Down if tree_focus => state.nav.move_down(),
+        Action::PageUp if tree_focus => state.nav.page_up(state.tree_list_height()),
+        Action::PageDown if tree_focus => state.nav.page_down(state.tree_list_height()),
+        Action::Home if tree_focus => state.nav.select_first(),
+        Action::End if tree_focus => state.nav.select_last(),
+        Action::Up => state.transcript_scroll = state.transcript_scroll.saturating_sub(1),
+        Action::Down => {
             state.transcript_scroll = (state.transcript_scroll + 1).min(state.transcript_bottom());
         }
-        ViewAction::PageUp => {
+        Action::PageUp => {
             let page = state.transcript_size().1.saturating_sub(1).max(1);
             state.transcript_scroll = state.transcript_scroll.saturating_sub(page);
         }
-        ViewAction::PageDown => {
+        Action::PageDown => {
             let page = state.transcript_size().1.saturating_sub(1).max(1);
             state.transcript_scroll =
                 (state.transcript_scroll + page).min(state.transcript_bottom());
         }
-        ViewAction::First => state.transcript_scroll = 0,
-        ViewAction::Last => state.transcript_scroll = state.transcript_bottom(),
-        ViewAction::FoldOrUp => state.nav.fold_or_up(session),
-        ViewAction::UnfoldOrDown => state.nav.unfold_or_down(session),
-        ViewAction::FilterDefault => state.nav.set_filter(session, FilterMode::Default),
-        ViewAction::FilterNoTools => state.nav.toggle_filter(session, FilterMode::NoTools),
-        ViewAction::FilterUserOnly => state.nav.toggle_filter(session, FilterMode::UserOnly),
-        ViewAction::FilterLabeled => state.nav.toggle_filter(session, FilterMode::LabeledOnly),
-        ViewAction::FilterAll => state.nav.toggle_filter(session, FilterMode::All),
-        ViewAction::CycleFilter => state.nav.cycle_filter(session, true),
-        ViewAction::CycleFilterBack => state.nav.cycle_filter(session, false),
-        ViewAction::Search if tree_focus => {
+        Action::Home => state.transcript_scroll = 0,
+        Action::End => state.transcript_scroll = state.transcript_bottom(),
+        Action::Fold => state.nav.fold_or_up(session),
+        Action::Unfold => state.nav.unfold_or_down(session),
+        Action::FilterDefault => state.nav.set_filter(session, FilterMode::Default),
+        Action::FilterNoTools => state.nav.toggle_filter(session, FilterMode::NoTools),
+        Action::FilterUserOnly => state.nav.toggle_filter(session, FilterMode::UserOnly),
+        Action::FilterLabeled => state.nav.toggle_filter(session, FilterMode::LabeledOnly),
+        Action::FilterAll => state.nav.toggle_filter(session, FilterMode::All),
+        Action::NextFilter => state.nav.cycle_filter(session, true),
+        Action::PrevFilter => state.nav.cycle_filter(session, false),
+        Action::Search if tree_focus => {
             let q = state.tree_search.take().unwrap_or_default();
             state.nav.set_query(session, &q);
             state.mode = Mode::TreeSearch(TextInput::with_text(&q));
         }
-        ViewAction::Search => {
+        Action::Search => {
             let q = state.transcript_search.clone().unwrap_or_default();
             state.mode = Mode::TranscriptSearch(TextInput::with_text(&q));
         }
-        ViewAction::NextHit | ViewAction::PrevHit => {
-            jump_to_hit(state, action == ViewAction::NextHit);
+        Action::NextHit | Action::PrevHit => {
+            jump_to_hit(state, action == Action::NextHit);
         }
-        ViewAction::ToggleFocus => {
+        Action::SwitchPane => {
             state.focus = if tree_focus {
                 Focus::Transcript
             } else {
                 Focus::Tree
             };
         }
-        ViewAction::ToggleBlock => toggle_block(state, false),
-        ViewAction::ToggleAllBlocks => toggle_block(state, true),
-        ViewAction::Label => {
+        Action::Expand => toggle_block(state, false),
+        Action::ExpandAll => toggle_block(state, true),
+        Action::Label => {
             if let Some(sel) = state.nav.selected_entry() {
                 let current = state
                     .session
@@ -236,7 +276,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 };
             }
         }
-        ViewAction::Checkout => {
+        Action::Checkout => {
             if let Some(sel) = state.nav.selected_entry() {
                 let resumes_after = state.checkout_resumes_after(sel);
                 if resumes_after.is_some() && resumes_after == state.effective_leaf() {
@@ -249,7 +289,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 }
             }
         }
-        ViewAction::Fork => {
+        Action::Fork => {
             if let Some(id) = state.selected_id().map(str::to_owned) {
                 state.set_status("Forking…", false);
                 return vec![ViewEffect::Fork {
@@ -258,20 +298,18 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 }];
             }
         }
-        ViewAction::Resume => {
+        Action::Resume => {
             return vec![ViewEffect::Resume {
                 path: state.path.clone(),
                 entry_id: state.selected_id().map(str::to_owned),
                 dialect: state.dialect,
             }];
         }
-        ViewAction::Export => {
-            if state.nav.selected_entry().is_some() {
-                state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
-            }
+        Action::Export if state.nav.selected_entry().is_some() => {
+            state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
         }
-        ViewAction::Help => state.mode = Mode::Help { scroll: 0 },
-        ViewAction::Back => {
+        Action::Help => state.mode = Mode::Help { scroll: 0 },
+        Action::Back => {
             if tree_focus && state.tree_search.is_some() {
                 // As pi's Esc with a query: clear it, and the folds.
                 state.tree_search = None;
@@ -285,6 +323,9 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 return vec![ViewEffect::Close];
             }
         }
+        Action::Leave => return vec![ViewEffect::Close],
+        Action::Quit => return vec![ViewEffect::Quit],
+        _ => {}
     }
     Vec::new()
 }
@@ -308,14 +349,15 @@ fn tree_search_key(
     state: &mut SessionViewState,
     mut input: TextInput,
     key: &KeyEvent,
+    action: Option<Action>,
 ) -> Vec<ViewEffect> {
-    match key.code {
-        KeyCode::Esc => {
+    match action {
+        Some(Action::Cancel) => {
             // Clears the query and the folds, as pi does.
             state.tree_search = None;
             state.nav.clear_query_and_folds(&state.session);
         }
-        KeyCode::Enter => {
+        Some(Action::Confirm) => {
             let q = input.text().trim().to_owned();
             let hits = if q.is_empty() { 0 } else { state.nav.len() };
             // Back to the whole tree around the chosen hit; n/N walk the hits.
@@ -330,19 +372,19 @@ fn tree_search_key(
                 state.tree_search = Some(q);
             }
         }
-        KeyCode::Up => {
+        Some(Action::Up) => {
             state.nav.move_up();
             state.mode = Mode::TreeSearch(input);
         }
-        KeyCode::Down => {
+        Some(Action::Down) => {
             state.nav.move_down();
             state.mode = Mode::TreeSearch(input);
         }
-        KeyCode::PageUp => {
+        Some(Action::PageUp) => {
             state.nav.page_up(state.tree_list_height());
             state.mode = Mode::TreeSearch(input);
         }
-        KeyCode::PageDown => {
+        Some(Action::PageDown) => {
             state.nav.page_down(state.tree_list_height());
             state.mode = Mode::TreeSearch(input);
         }
@@ -360,13 +402,14 @@ fn transcript_search_key(
     state: &mut SessionViewState,
     mut input: TextInput,
     key: &KeyEvent,
+    action: Option<Action>,
 ) -> Vec<ViewEffect> {
-    match key.code {
-        KeyCode::Esc => {
+    match action {
+        Some(Action::Cancel) => {
             state.transcript_search = None;
             state.transcript_hits.clear();
         }
-        KeyCode::Enter => {
+        Some(Action::Confirm) => {
             if input.text().trim().is_empty() {
                 state.transcript_search = None;
                 state.transcript_hits.clear();
@@ -408,13 +451,14 @@ fn label_key(
     target: usize,
     mut input: TextInput,
     key: &KeyEvent,
+    action: Option<Action>,
 ) -> Vec<ViewEffect> {
-    match key.code {
-        KeyCode::Esc => {
+    match action {
+        Some(Action::Cancel) => {
             state.set_status("Label unchanged", false);
             Vec::new()
         }
-        KeyCode::Enter => {
+        Some(Action::Confirm) => {
             let Some(id) = state.session.entry(target).map(|e| e.id.clone()) else {
                 return Vec::new();
             };

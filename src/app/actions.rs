@@ -1,0 +1,329 @@
+//! Everything a key can do, and the layers (screens and popups) a binding belongs to: names
+//! for the config file, footer words and help lines.
+
+/// Where a binding applies. [`KeyContext::Global`] bindings work on every screen and popup,
+/// before the layer's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyContext {
+    Global,
+    /// The session list.
+    Picker,
+    /// One session's preview, full-screen, while its view loads.
+    Preview,
+    /// The session view, tree pane focused.
+    Tree,
+    /// The session view, transcript pane focused.
+    Transcript,
+    /// Text inputs: the search boxes, rename, label, export name.
+    Input,
+    /// Yes/no confirmations (trash, check-out, overwrite).
+    Confirm,
+    /// The permanent-deletion confirmation: only its own key deletes; any other keeps.
+    Danger,
+    /// The help overlay; any key not bound here closes it.
+    Help,
+    /// The list of unreadable files (Ctrl+E); any key not bound here closes it.
+    Problems,
+}
+
+impl KeyContext {
+    pub const ALL: [KeyContext; 10] = [
+        KeyContext::Global,
+        KeyContext::Picker,
+        KeyContext::Preview,
+        KeyContext::Tree,
+        KeyContext::Transcript,
+        KeyContext::Input,
+        KeyContext::Confirm,
+        KeyContext::Danger,
+        KeyContext::Help,
+        KeyContext::Problems,
+    ];
+
+    /// `(name used in the config's layer prefix, title in the help and README)`.
+    pub fn info(self) -> (&'static str, &'static str) {
+        match self {
+            KeyContext::Global => ("global", "Everywhere"),
+            KeyContext::Picker => ("picker", "Session list"),
+            KeyContext::Preview => ("preview", "Session preview"),
+            KeyContext::Tree => ("tree", "Session view: tree"),
+            KeyContext::Transcript => ("transcript", "Session view: transcript"),
+            KeyContext::Input => ("input", "Text inputs"),
+            KeyContext::Confirm => ("confirm", "Confirmations"),
+            KeyContext::Danger => ("danger", "Permanent deletion"),
+            KeyContext::Help => ("help", "Help"),
+            KeyContext::Problems => ("problems", "Unreadable files list"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().0
+    }
+
+    pub fn from_name(name: &str) -> Option<KeyContext> {
+        KeyContext::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// Everything a key can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Open,
+    /// Open the session view even in `--print` mode (where Enter prints the path).
+    View,
+    Resume,
+    ToggleScope,
+    CycleSort,
+    ToggleNamed,
+    TogglePath,
+    TogglePreview,
+    Rename,
+    Delete,
+    Undo,
+    /// List the files that could not be read as sessions, with the reason.
+    Problems,
+    Fold,
+    Unfold,
+    FilterDefault,
+    FilterNoTools,
+    FilterUserOnly,
+    FilterLabeled,
+    FilterAll,
+    NextFilter,
+    PrevFilter,
+    Search,
+    NextHit,
+    PrevHit,
+    SwitchPane,
+    Expand,
+    ExpandAll,
+    Label,
+    Checkout,
+    Fork,
+    Export,
+    Help,
+    /// Esc: clears a search, leaves the transcript, else back (in the list: quits).
+    Back,
+    /// `q`: leaves the view or closes the popup at once.
+    Leave,
+    Quit,
+    /// Text inputs: keep what was typed.
+    Confirm,
+    /// Text inputs: drop it.
+    Cancel,
+    Yes,
+    No,
+    DeleteForever,
+}
+
+/// What the table says about an action.
+pub struct ActionInfo {
+    /// The name used in the config file (`[keys] rename = "ctrl+e"`).
+    pub name: &'static str,
+    /// The short word shown in the footer (`None`: only in the help).
+    pub hint: Option<&'static str>,
+    /// One line for the help overlay.
+    pub description: &'static str,
+}
+
+impl Action {
+    pub const ALL: [Action; 46] = [
+        Action::Up,
+        Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Home,
+        Action::End,
+        Action::Open,
+        Action::View,
+        Action::Resume,
+        Action::ToggleScope,
+        Action::CycleSort,
+        Action::ToggleNamed,
+        Action::TogglePath,
+        Action::TogglePreview,
+        Action::Rename,
+        Action::Delete,
+        Action::Undo,
+        Action::Problems,
+        Action::Fold,
+        Action::Unfold,
+        Action::FilterDefault,
+        Action::FilterNoTools,
+        Action::FilterUserOnly,
+        Action::FilterLabeled,
+        Action::FilterAll,
+        Action::NextFilter,
+        Action::PrevFilter,
+        Action::Search,
+        Action::NextHit,
+        Action::PrevHit,
+        Action::SwitchPane,
+        Action::Expand,
+        Action::ExpandAll,
+        Action::Label,
+        Action::Checkout,
+        Action::Fork,
+        Action::Export,
+        Action::Help,
+        Action::Back,
+        Action::Leave,
+        Action::Quit,
+        Action::Confirm,
+        Action::Cancel,
+        Action::Yes,
+        Action::No,
+        Action::DeleteForever,
+    ];
+
+    pub fn info(self) -> ActionInfo {
+        use Action as A;
+        let (name, hint, description) = match self {
+            A::Up => ("up", None, "move up (tree: wraps around) / scroll up"),
+            A::Down => ("down", None, "move down (tree: wraps around) / scroll down"),
+            A::PageUp => ("page-up", None, "one page up"),
+            A::PageDown => ("page-down", None, "one page down"),
+            A::Home => ("home", None, "first entry / top"),
+            A::End => ("end", None, "last entry / bottom"),
+            A::Open => (
+                "open",
+                Some("open"),
+                "open the session view (--print: print the path)",
+            ),
+            A::View => ("view", None, "open the session view (also with --print)"),
+            A::Resume => (
+                "resume",
+                Some("resume"),
+                "resume the session in its agent (pi / atomic)",
+            ),
+            A::ToggleScope => (
+                "toggle-scope",
+                Some("scope"),
+                "current folder ↔ all folders",
+            ),
+            A::CycleSort => (
+                "cycle-sort",
+                Some("sort"),
+                "sort: threaded → recent → fuzzy",
+            ),
+            A::ToggleNamed => ("toggle-named", Some("named"), "only named sessions ↔ all"),
+            A::TogglePath => ("toggle-path", Some("path"), "show the file path"),
+            A::TogglePreview => (
+                "toggle-preview",
+                Some("preview"),
+                "show or hide the preview pane",
+            ),
+            A::Rename => ("rename", Some("rename"), "rename the session"),
+            A::Delete => ("delete", Some("delete"), "move to the trash (asks first)"),
+            A::Undo => ("undo", Some("undo"), "restore the last deleted session"),
+            A::Problems => (
+                "problems",
+                None,
+                "list the files that could not be read, and why",
+            ),
+            A::Fold => (
+                "fold",
+                Some("fold"),
+                "fold the branch, or jump to the start of its segment",
+            ),
+            A::Unfold => (
+                "unfold",
+                None,
+                "unfold, or jump to the next branch point / branch end",
+            ),
+            A::FilterDefault => (
+                "filter-default",
+                None,
+                "filter: default (no settings entries)",
+            ),
+            A::FilterNoTools => ("filter-no-tools", None, "filter: no tool results (toggle)"),
+            A::FilterUserOnly => ("filter-user", None, "filter: user messages only (toggle)"),
+            A::FilterLabeled => (
+                "filter-labeled",
+                None,
+                "filter: labelled entries only (toggle)",
+            ),
+            A::FilterAll => ("filter-all", None, "filter: everything (toggle)"),
+            A::NextFilter => ("next-filter", Some("filter"), "next filter"),
+            A::PrevFilter => ("prev-filter", None, "previous filter"),
+            A::Search => (
+                "search",
+                Some("search"),
+                "search (the tree filters while typing)",
+            ),
+            A::NextHit => ("next-hit", None, "next search hit"),
+            A::PrevHit => ("prev-hit", None, "previous search hit"),
+            A::SwitchPane => (
+                "switch-pane",
+                Some("pane"),
+                "switch between tree and transcript",
+            ),
+            A::Expand => (
+                "expand",
+                Some("expand"),
+                "expand / collapse the first folded block on screen",
+            ),
+            A::ExpandAll => ("expand-all", None, "expand / collapse every block"),
+            A::Label => (
+                "label",
+                Some("label"),
+                "label the selected entry (empty removes)",
+            ),
+            A::Checkout => (
+                "checkout",
+                Some("checkout"),
+                "check out: make the selected entry the session's leaf",
+            ),
+            A::Fork => (
+                "fork",
+                Some("fork"),
+                "fork: new session holding the path to the selected entry",
+            ),
+            A::Export => (
+                "export",
+                Some("export"),
+                "export the selected branch to Markdown",
+            ),
+            A::Help => ("help", Some("help"), "this help"),
+            A::Back => (
+                "back",
+                Some("back"),
+                "clear the search, leave the transcript, else back (list: quit)",
+            ),
+            A::Leave => ("leave", None, "leave the view / close the popup"),
+            A::Quit => (
+                "quit",
+                Some("quit"),
+                "quit grove (a write in flight finishes first)",
+            ),
+            A::Confirm => ("confirm", Some("ok"), "keep what was typed"),
+            A::Cancel => ("cancel", Some("cancel"), "cancel"),
+            A::Yes => ("yes", Some("yes"), "yes, do it"),
+            A::No => ("no", Some("no"), "no, cancel"),
+            A::DeleteForever => (
+                "delete-forever",
+                Some("delete forever"),
+                "delete permanently (any other key keeps the session)",
+            ),
+        };
+        ActionInfo {
+            name,
+            hint,
+            description,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
