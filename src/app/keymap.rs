@@ -5,60 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 pub use super::actions::{Action, ActionInfo, KeyContext};
+pub use super::binding::{Binding, Conditions, When};
 pub use super::keyspec::KeySpec;
-
-/// When a binding is live, beyond its layer: data, not special cases in `update`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum When {
-    Always,
-    /// Only while the search query is empty (a printable key is typed into a query).
-    QueryEmpty,
-}
-
-impl When {
-    /// The condition a key gets in a layer: in the picker, whose typing goes to the search
-    /// box, a key that edits text (a printable one, Backspace with any modifier, Delete) acts
-    /// only while the query is empty.
-    pub fn for_key(context: KeyContext, key: &KeySpec) -> When {
-        let printable = matches!(key.code, KeyCode::Char(_))
-            && !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        let edits = printable || matches!(key.code, KeyCode::Backspace | KeyCode::Delete);
-        if context == KeyContext::Picker && edits {
-            When::QueryEmpty
-        } else {
-            When::Always
-        }
-    }
-}
-
-/// What the state says about the conditions of [`When`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Conditions {
-    pub query_empty: bool,
-}
-
-impl Conditions {
-    fn allow(&self, when: When) -> bool {
-        match when {
-            When::Always => true,
-            When::QueryEmpty => self.query_empty,
-        }
-    }
-}
-
-/// One row of the table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Binding {
-    pub key: KeySpec,
-    pub action: Action,
-    pub context: KeyContext,
-    pub when: When,
-}
 
 /// The key table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -342,6 +293,7 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     fn ev(spec: &str) -> KeyEvent {
         let k = KeySpec::parse(spec).unwrap();

@@ -5,7 +5,7 @@
 use ratatui::crossterm::event::KeyCode as K;
 
 use super::actions::{Action as A, KeyContext as C};
-use super::keymap::{Binding, When};
+use super::binding::{Binding, When};
 use super::keyspec::KeySpec;
 
 fn key(s: &str) -> KeySpec {

@@ -1,6 +1,7 @@
 //! The interactive browser: state, events, the pure `update`, and the event loop.
 
 pub mod actions;
+pub mod binding;
 pub mod config;
 pub mod event;
 pub mod format;
