@@ -79,13 +79,16 @@ fn ctrl_c(h: &mut Harness) -> Vec<Effect> {
     h.take_effects()
 }
 
+/// What puts the harness on the screen or popup under test.
+type Setup = fn(&mut Harness);
+
 fn quits(fx: &[Effect]) -> bool {
     fx.iter().any(|e| matches!(e, Effect::Quit { .. }))
 }
 
 #[test]
 fn ctrl_c_quits_from_every_picker_screen_and_popup() {
-    let setups: Vec<(&str, fn(&mut Harness))> = vec![
+    let setups: Vec<(&str, Setup)> = vec![
         ("picker", |_| {}),
         ("picker with a query", |h| h.type_str("fix")),
         ("help", |h| h.key(KeyCode::F(1))),
@@ -114,7 +117,7 @@ fn ctrl_c_quits_from_every_picker_screen_and_popup() {
 
 #[test]
 fn ctrl_c_quits_from_every_view_layer_and_popup() {
-    let setups: Vec<(&str, fn(&mut Harness))> = vec![
+    let setups: Vec<(&str, Setup)> = vec![
         ("tree", |_| {}),
         ("transcript", |h| h.key(KeyCode::Tab)),
         ("tree search", |h| h.key(KeyCode::Char('/'))),
