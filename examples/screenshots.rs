@@ -171,7 +171,7 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                 }
                 Effect::CheckLive { record, .. } => queue.push(Event::LiveChecked {
                     record,
-                    liveness: Liveness::Idle,
+                    liveness: Liveness::Idle.into(),
                 }),
                 _ => {}
             }

@@ -324,7 +324,8 @@ fn delete_confirms_trashes_and_undo_restores() {
         h.state.mode,
         Mode::ConfirmDelete {
             record,
-            live: Liveness::Checking
+            live: Liveness::Checking,
+            backups: Vec::new(),
         }
     );
     assert!(matches!(
@@ -333,9 +334,16 @@ fn delete_confirms_trashes_and_undo_restores() {
     ));
     h.send(Event::LiveChecked {
         record,
-        liveness: Liveness::Live("written 5s ago".into()),
+        liveness: grove::app::live::LiveCheck {
+            liveness: Liveness::Live("written 5s ago".into()),
+            backups: vec!["/s/x.jsonl.1.bak".into()],
+        },
     });
-    assert!(h.render().contains("looks live"));
+    let screen = h.render();
+    assert!(screen.contains("looks live"));
+    // Asked once: in the dialog, which names the backups; not also in the status line.
+    assert_eq!(screen.matches("cancel").count(), 1, "{screen}");
+    assert!(screen.contains("with 1 backup: x.jsonl.1.bak"), "{screen}");
     // Other keys are swallowed while confirming.
     h.type_str("x");
     h.key(KeyCode::Down);
@@ -577,9 +585,14 @@ fn unreadable_files_are_reported_and_listed() {
         generation,
         update: ScanUpdate::Done,
     });
-    let status = h.state.status.as_ref().map(|s| s.text.clone()).unwrap();
+    // A notice that stays (ticks do not clear it) until Esc dismisses it.
+    for _ in 0..100 {
+        h.send(Event::Tick);
+    }
+    let status = h.state.notices.first().cloned().unwrap();
     assert!(status.contains("1 file could not be read"), "{status}");
     assert!(status.contains("ctrl+e"), "{status}");
+    assert!(h.render().contains("esc dismiss"), "{}", h.render());
     h.ctrl('e');
     assert_eq!(h.state.mode, Mode::Problems { scroll: 0 });
     let screen = h.render();

@@ -239,7 +239,7 @@ fn ctrl_c_waits_for_a_write_in_flight() {
     h.ctrl('d');
     h.raw(Event::LiveChecked {
         record: 0,
-        liveness: Liveness::Idle,
+        liveness: Liveness::Idle.into(),
     });
     h.key(KeyCode::Enter);
     let fx = h.take_effects();

@@ -101,7 +101,7 @@ fn delete_confirm() {
         let record = harness.state.picker.rows[0].record;
         harness.send(Event::LiveChecked {
             record,
-            liveness: Liveness::Live("written 12s ago".into()),
+            liveness: Liveness::Live("written 12s ago".into()).into(),
         });
         harness
     });

@@ -796,3 +796,20 @@ fn help_opens_scrolls_and_any_other_key_closes() {
     press(&mut v, ch('q'));
     assert_eq!(v.mode, Mode::Normal);
 }
+
+#[test]
+fn the_leaf_marker_hangs_from_the_nearest_shown_entry_after_a_label_or_rename() {
+    let b = five()
+        .raw(r#"{"type":"label","id":"lab-1","parentId":"asst-2","timestamp":"2025-01-01T01:00:00Z","targetId":"user-1","label":"start"}"#)
+        .raw(r#"{"type":"session_info","id":"name-1","parentId":"lab-1","timestamp":"2025-01-01T01:00:01Z","name":"named"}"#);
+    let v = b.view();
+    let leaf = v.session.tree.leaf.unwrap();
+    assert_eq!(v.session.entry(leaf).unwrap().id, "name-1");
+    // The label and the name are hidden by the default filter: the marker is on asst-2.
+    assert!(v.nav.row_of(leaf).is_none());
+    let marked = v.marked_leaf().unwrap();
+    assert_eq!(v.session.entry(marked).unwrap().id, "asst-2");
+    // Shown entries mark themselves.
+    let v = five().view();
+    assert_eq!(v.marked_leaf(), v.session.tree.leaf);
+}

@@ -16,7 +16,7 @@ use crate::storage::trash::Trashed;
 
 use super::preview::Preview;
 use super::session_view::types::{Outcome, ViewEffect};
-use super::state::{Liveness, SessionRecord, UndoItem};
+use super::state::{SessionRecord, UndoItem};
 use crate::app::session_view::state::SessionViewState;
 use ratatui::layout::Rect;
 
@@ -59,7 +59,8 @@ pub enum Event {
     },
     LiveChecked {
         record: usize,
-        liveness: Liveness,
+        /// Whether it looks live, and its backups.
+        liveness: super::live::LiveCheck,
     },
     Renamed {
         record: usize,

@@ -139,9 +139,35 @@ pub fn one_line(text: &str, max: usize) -> String {
     truncate_width(clean.trim(), max).into_owned()
 }
 
+/// An error message with the reason first: `PATH: reason` (how storage errors read) becomes
+/// `reason (file name)`, so a long path does not push the reason off the screen.
+pub fn reason_first(message: &str, path: &std::path::Path) -> String {
+    let prefix = format!("{}: ", path.display());
+    match message.strip_prefix(&prefix) {
+        Some(reason) => {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            format!("{reason} ({name})")
+        }
+        None => message.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_come_before_paths() {
+        let p = std::path::Path::new("/home/al/.pi/agent/sessions/--x--/2026-01-01_abc.jsonl");
+        assert_eq!(
+            reason_first(&format!("{}: Permission denied", p.display()), p),
+            "Permission denied (2026-01-01_abc.jsonl)"
+        );
+        assert_eq!(reason_first("other", p), "other");
+    }
 
     #[test]
     fn ages_like_pi() {

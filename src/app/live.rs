@@ -1,16 +1,45 @@
 //! Does a session look live, i.e. is an agent still writing it? Checked before a delete so the
 //! prompt can warn. Best effort: recent writes, and on Linux the processes holding it open.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::state::Liveness;
 
+/// What the delete prompt learns about a session before it can be confirmed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveCheck {
+    pub liveness: Liveness,
+    /// The backups that move to the trash with it (Atomic's `<file>.jsonl.*.bak`).
+    pub backups: Vec<PathBuf>,
+}
+
+impl From<Liveness> for LiveCheck {
+    fn from(liveness: Liveness) -> Self {
+        LiveCheck {
+            liveness,
+            backups: Vec::new(),
+        }
+    }
+}
+
 /// A session written this recently counts as live.
 pub const RECENT: Duration = Duration::from_secs(60);
 
+/// Checks whether the session looks live and lists the backups a delete moves with it.
+pub fn check_liveness(path: &Path, now: SystemTime) -> LiveCheck {
+    let backups = crate::storage::trash::files_of_session(path)
+        .into_iter()
+        .filter(|p| p != path)
+        .collect();
+    LiveCheck {
+        liveness: liveness(path, now),
+        backups,
+    }
+}
+
 /// Checks the file's modification time and (on Linux) open file handles.
-pub fn check_liveness(path: &Path, now: SystemTime) -> Liveness {
+pub fn liveness(path: &Path, now: SystemTime) -> Liveness {
     if let Some(p) = open_by_process(path) {
         return Liveness::Live(p);
     }
@@ -66,8 +95,11 @@ mod tests {
         let f = dir.path().join("s.jsonl");
         std::fs::write(&f, "{}\n").unwrap();
         let now = SystemTime::now();
-        assert!(matches!(check_liveness(&f, now), Liveness::Live(_)));
+        assert!(matches!(
+            check_liveness(&f, now).liveness,
+            Liveness::Live(_)
+        ));
         let later = now + Duration::from_secs(3600);
-        assert_eq!(check_liveness(&f, later), Liveness::Idle);
+        assert_eq!(check_liveness(&f, later).liveness, Liveness::Idle);
     }
 }

@@ -150,6 +150,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             state.mode = Mode::ConfirmDelete {
                 record,
                 live: Liveness::Checking,
+                backups: Vec::new(),
             };
             fx.push(Effect::CheckLive { record, path });
         }
@@ -171,6 +172,9 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             } else {
                 state.mode = Mode::Problems { scroll: 0 };
             }
+        }
+        Action::Back if state.picker.query.text().is_empty() && !state.notices.is_empty() => {
+            state.notices.remove(0);
         }
         Action::Back => {
             if state.picker.query.text().is_empty() {

@@ -104,6 +104,8 @@ pub enum Mode {
     ConfirmDelete {
         record: usize,
         live: Liveness,
+        /// The backups that move to the trash with it.
+        backups: Vec<PathBuf>,
     },
     /// The trash move is running.
     Deleting {
@@ -262,6 +264,9 @@ pub struct AppState {
     /// Whether the confirmation on screen (if any) has been drawn: until then its keys do
     /// nothing, so a burst of keys cannot confirm what the user never saw.
     pub confirm_drawn: bool,
+    /// Notices that stay until dismissed (Esc with an empty query): unreadable files, config
+    /// problems. The first is shown in the status line.
+    pub notices: Vec<String>,
     /// File writes asked for and not yet reported back.
     pub writes_in_flight: usize,
     /// Quit was asked for while a write was in flight: quit when it is done.
@@ -283,6 +288,7 @@ impl AppState {
             options,
             dirty: true,
             confirm_drawn: false,
+            notices: Vec::new(),
             writes_in_flight: 0,
             quit_when_idle: false,
         }

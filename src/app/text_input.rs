@@ -74,6 +74,10 @@ impl TextInput {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         match key.code {
             KeyCode::Char('w') if ctrl => self.delete_word_back(),
+            // What Backspace sends on many terminals (and Ctrl+Backspace on legacy ones).
+            KeyCode::Char('h') if ctrl => {
+                self.handle_key(&KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE))
+            }
             KeyCode::Backspace if ctrl || alt => self.delete_word_back(),
             KeyCode::Char('u') if ctrl => {
                 if self.cursor == 0 {
@@ -184,6 +188,10 @@ mod tests {
         assert_eq!(t.text(), "héllo wörl");
         t.handle_key(&KeyEvent::new(KeyCode::Char('w'), KeyModifiers::CONTROL));
         assert_eq!(t.text(), "héllo ");
+        // Ctrl+H erases one character, as Backspace.
+        t.handle_key(&KeyEvent::new(KeyCode::Char('h'), KeyModifiers::CONTROL));
+        assert_eq!(t.text(), "héllo");
+        t.handle_key(&key(KeyCode::Char(' ')));
         t.handle_key(&key(KeyCode::Left));
         t.handle_key(&key(KeyCode::Left));
         t.handle_key(&key(KeyCode::Left));

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::KeyEventKind;
 use ratatui::layout::Rect;
 
 use super::event::{Effect, Event, ScanUpdate, SearchRequest};
+use super::format::reason_first;
 use super::keymap::{Action, KeyContext};
 use super::ops::request_quit;
 use super::ops::{mark_deleted, query_changed, set_status, start_search, view_effects};
@@ -176,10 +177,15 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::LiveChecked { record, liveness } => {
-            if let Mode::ConfirmDelete { record: r, live } = &mut state.mode
+            if let Mode::ConfirmDelete {
+                record: r,
+                live,
+                backups,
+            } = &mut state.mode
                 && *r == record
             {
-                *live = liveness;
+                *live = liveness.liveness;
+                *backups = liveness.backups;
             }
         }
         Event::Renamed { record, result } => match result {
@@ -198,7 +204,10 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
                 }
                 set_status(state, text, StatusKind::Ok);
             }
-            Err(e) => set_status(state, format!("Rename failed: {e}"), StatusKind::Error),
+            Err(e) => {
+                let e = record_reason(state, record, &e);
+                set_status(state, format!("Rename failed: {e}"), StatusKind::Error)
+            }
         },
         Event::Trashed { record, result } => match result {
             Ok(trashed) => {
@@ -223,7 +232,10 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
                     mark_deleted(state, record, true);
                     set_status(state, "Session deleted permanently".into(), StatusKind::Ok);
                 }
-                Err(e) => set_status(state, format!("Failed to delete: {e}"), StatusKind::Error),
+                Err(e) => {
+                    let e = record_reason(state, record, &e);
+                    set_status(state, format!("Failed to delete: {e}"), StatusKind::Error)
+                }
             }
         }
         Event::Restored { item, result } => match result {
@@ -240,12 +252,21 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
                 );
             }
             Err(e) => {
+                let e = record_reason(state, item.record, &e);
                 state.undo.push(item);
                 set_status(state, format!("Restore failed: {e}"), StatusKind::Error);
             }
         },
     }
     fx
+}
+
+/// An error about a record's file, reason first.
+fn record_reason(state: &AppState, record: usize, message: &str) -> String {
+    match state.picker.records.get(record) {
+        Some(r) => reason_first(message, &r.info.path),
+        None => message.to_owned(),
+    }
 }
 
 /// Asks for the work the state now needs, once per burst of events (see [`apply`]).
@@ -294,7 +315,7 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
                     "{n} file{} could not be read as sessions · {key} lists them",
                     if n == 1 { "" } else { "s" }
                 );
-                set_status(state, text, StatusKind::Warning);
+                state.notices.push(text);
             }
         }
     }
@@ -325,7 +346,10 @@ fn on_session_opened(
             }
             state.screen = Screen::View { record, view };
         }
-        Err(e) => set_status(state, format!("Cannot open: {e}"), StatusKind::Error),
+        Err(e) => {
+            let e = reason_first(&e, &path);
+            set_status(state, format!("Cannot open: {e}"), StatusKind::Error)
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::state::{AppState, Liveness, Mode};
 use crate::text::sanitize::sanitize_line;
 
-use crate::app::format::{one_line, shorten_home, truncate_left, wrap_text};
+use crate::app::format::{one_line, reason_first, shorten_home, truncate_left, wrap_text};
+use crate::app::keymap::{Action, KeyContext};
 
 /// A box of `lines.len()` rows above the footer, as wide as the screen allows.
 fn bottom_box(area: Rect, content_rows: u16) -> Rect {
@@ -49,6 +50,7 @@ fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
 pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &Theme::of(state);
     let home = state.options.home.as_deref();
+    let km = &state.keymap;
     match &state.mode {
         Mode::Rename { input, .. } => {
             let rect = bottom_box(area, 3);
@@ -59,7 +61,14 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
             let lines = vec![
                 Line::from(vec![Span::styled("> ", t.accent), Span::raw(shown.clone())]),
                 Line::raw(""),
-                Line::styled("enter save · esc cancel · an empty name clears it", t.muted),
+                Line::styled(
+                    format!(
+                        "{} save · {} cancel · an empty name clears it",
+                        km.key_label(KeyContext::Input, Action::Confirm),
+                        km.key_label(KeyContext::Input, Action::Cancel)
+                    ),
+                    t.muted,
+                ),
             ];
             frame.render_widget(Paragraph::new(lines), inner);
             let before = sanitize_line(input.split_at_cursor().0).width();
@@ -67,7 +76,11 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
             let x = inner.x + 2 + before.saturating_sub(cut).min(room) as u16;
             frame.set_cursor_position(Position::new(x, inner.y));
         }
-        Mode::ConfirmDelete { record, live } => {
+        Mode::ConfirmDelete {
+            record,
+            live,
+            backups,
+        } => {
             let Some(rec) = state.record(*record) else {
                 return;
             };
@@ -94,19 +107,49 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
                     t.warning,
                 )),
             }
+            if !backups.is_empty() {
+                let names: Vec<String> = backups
+                    .iter()
+                    .filter_map(|b| b.file_name())
+                    .map(|n| sanitize_line(&n.to_string_lossy()).into_owned())
+                    .collect();
+                let n = names.len();
+                lines.push(Line::styled(
+                    one_line(
+                        &format!(
+                            "with {n} backup{}: {}",
+                            if n == 1 { "" } else { "s" },
+                            names.join(", ")
+                        ),
+                        width,
+                    ),
+                    t.muted,
+                ));
+            }
+            let km = &state.keymap;
             lines.push(Line::from(vec![
-                Span::styled("enter", t.error.add_modifier(Modifier::BOLD)),
-                Span::raw(" move to trash (ctrl+z undoes) · "),
-                Span::styled("esc", t.accent),
+                Span::styled(
+                    km.keys_label(KeyContext::Confirm, Action::Yes),
+                    t.error.add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(format!(
+                    " move to trash ({} undoes) · ",
+                    km.key_label(KeyContext::Picker, Action::Undo)
+                )),
+                Span::styled(km.keys_label(KeyContext::Confirm, Action::No), t.accent),
                 Span::raw(" cancel"),
             ]));
             let rect = bottom_box(area, lines.len() as u16);
             let inner = framed(frame, rect, "Move session to trash?", t.error);
             frame.render_widget(Paragraph::new(lines), inner);
         }
-        Mode::ConfirmPermanent { error, .. } => {
+        Mode::ConfirmPermanent { record, error } => {
             let width = (area.width.min(100) as usize).saturating_sub(4);
-            let mut lines: Vec<Line> = wrap_text(error, width)
+            let error = match state.record(*record) {
+                Some(r) => reason_first(error, &r.info.path),
+                None => error.clone(),
+            };
+            let mut lines: Vec<Line> = wrap_text(&error, width)
                 .into_iter()
                 .take(3)
                 .map(|l| Line::styled(l, t.muted))
@@ -116,7 +159,10 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
                 t.error.add_modifier(Modifier::BOLD),
             ));
             lines.push(Line::from(vec![
-                Span::styled("y", t.error.add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    km.keys_label(KeyContext::Danger, Action::DeleteForever),
+                    t.error.add_modifier(Modifier::BOLD),
+                ),
                 Span::raw(" delete permanently · "),
                 Span::styled("any other key", t.accent),
                 Span::raw(" keep the session"),

@@ -7,7 +7,8 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::keymap::{Action, KeyContext, Keymap};
 use crate::ui::theme::Theme;
 
-/// The key hints of a layer, with some hint words replaced (`(Action::Open, "print")`).
+/// The key hints of a layer, with some hint words replaced (`(Action::Open, "print")`);
+/// the replaced ones, being about the state on screen, come first.
 pub fn footer_line(
     keymap: &Keymap,
     context: KeyContext,
@@ -15,18 +16,18 @@ pub fn footer_line(
     width: u16,
     words: &[(Action, &'static str)],
 ) -> Line<'static> {
-    let hints = keymap
+    let (mut first, rest): (Vec<_>, Vec<_>) = keymap
         .hints(context)
         .into_iter()
-        .map(|(key, action, hint)| {
-            let word = words
-                .iter()
-                .find(|(a, _)| *a == action)
-                .map_or(hint, |(_, w)| *w);
-            (key, word.to_owned())
-        })
-        .collect();
-    hints_line(hints, t, width)
+        .map(
+            |(key, action, hint)| match words.iter().find(|(a, _)| *a == action) {
+                Some((_, w)) => (true, (key, (*w).to_owned())),
+                None => (false, (key, hint.to_owned())),
+            },
+        )
+        .partition(|(replaced, _)| *replaced);
+    first.extend(rest);
+    hints_line(first.into_iter().map(|(_, h)| h).collect(), t, width)
 }
 
 /// `key word` pairs separated by ` · `, as many as fit in `width`, the `help` one last.

@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::keymap::{Action, KeyContext};
-use crate::app::state::{AppState, Liveness, Mode, NameFilter, Row, Scope, StatusKind};
+use crate::app::state::{AppState, Mode, NameFilter, Row, Scope, StatusKind};
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 
@@ -38,14 +38,22 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
             KeyContext::Picker,
             &Theme::of(state),
             area.width,
-            if state.options.print_mode {
-                &[(Action::Open, "print path")]
-            } else {
-                &[]
-            },
+            &footer_words(state),
         )),
         layout.footer,
     );
+}
+
+/// Footer words that depend on the state: `--print`'s Enter prints; Esc dismisses a notice.
+fn footer_words(state: &AppState) -> Vec<(Action, &'static str)> {
+    let mut words = Vec::new();
+    if state.options.print_mode {
+        words.push((Action::Open, "print path"));
+    }
+    if !state.notices.is_empty() && state.picker.query.text().is_empty() {
+        words.push((Action::Back, "dismiss"));
+    }
+    words
 }
 
 fn title_line(state: &AppState, width: u16) -> Line<'static> {
@@ -116,23 +124,7 @@ fn status_line(state: &AppState) -> Line<'static> {
     let t = &Theme::of(state);
     let km = &state.keymap;
     match &state.mode {
-        Mode::ConfirmDelete { live, .. } => {
-            let mut spans = vec![Span::styled(
-                "Delete session? [Enter] move to trash · [Esc] cancel",
-                t.error.add_modifier(Modifier::BOLD),
-            )];
-            if matches!(live, Liveness::Live(_)) {
-                spans.push(Span::styled("  ⚠ looks live", t.warning));
-            }
-            return Line::from(spans);
-        }
         Mode::Deleting { .. } => return Line::styled("Moving to trash…", t.error),
-        Mode::ConfirmPermanent { .. } => {
-            return Line::styled(
-                "Trash unavailable. Delete permanently? [y] delete forever · any other key cancels",
-                t.error.add_modifier(Modifier::BOLD),
-            );
-        }
         _ => {}
     }
     if let Some(s) = &state.status {
@@ -143,6 +135,14 @@ fn status_line(state: &AppState) -> Line<'static> {
             StatusKind::Error => t.error,
         };
         return Line::styled(sanitize_line(&s.text).into_owned(), style);
+    }
+    if let Some(first) = state.notices.first() {
+        let more = state.notices.len() - 1;
+        let mut text = format!("⚠ {}", sanitize_line(first));
+        if more > 0 {
+            text.push_str(&format!(" (+{more} more)"));
+        }
+        return Line::styled(text, t.warning);
     }
     let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     Line::from(vec![

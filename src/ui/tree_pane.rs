@@ -118,6 +118,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, t
         .map(search_tokens)
         .unwrap_or_default();
     let entries = state.session.entries();
+    let marked_leaf = state.marked_leaf();
     let mut items = Vec::with_capacity(window.len());
     for ri in window.clone() {
         let row = &nav.rows()[ri];
@@ -126,7 +127,7 @@ pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, t
         if nav.shows_fold_marker(row) {
             spans.push(Span::styled("⊞ ", theme.accent));
         }
-        if Some(row.entry) == nav.leaf() {
+        if Some(row.entry) == marked_leaf {
             spans.push(Span::styled("◉ ", theme.accent));
         } else if nav.is_on_active_path(row.entry) {
             spans.push(Span::styled("• ", theme.accent));

@@ -2,6 +2,8 @@
 
 use ratatui::layout::Rect;
 
+use crate::app::format::reason_first;
+
 use super::state::SessionViewState;
 use super::types::{ExportFailure, Mode, Outcome, ViewEffect};
 
@@ -32,7 +34,7 @@ pub fn apply_outcome(state: &mut SessionViewState, outcome: Outcome) -> Vec<View
             }]
         }
         Outcome::Labeled(Err(e)) | Outcome::CheckedOut(Err(e)) => {
-            state.set_status(e, true);
+            state.set_status(reason_first(&e, &state.path), true);
             Vec::new()
         }
         Outcome::Forked(Ok(path)) => {
@@ -50,7 +52,7 @@ pub fn apply_outcome(state: &mut SessionViewState, outcome: Outcome) -> Vec<View
             }]
         }
         Outcome::Forked(Err(e)) => {
-            state.set_status(e, true);
+            state.set_status(reason_first(&e, &state.path), true);
             Vec::new()
         }
         Outcome::Exported(Ok(file)) => {

@@ -225,6 +225,20 @@ impl SessionViewState {
         Some(leaf)
     }
 
+    /// The entry the tree marks as the current leaf: the leaf itself when it is shown, else
+    /// the nearest shown entry it hangs from (a trailing label, rename or check-out is
+    /// hidden by the default filter), as pi's `/tree` does.
+    pub fn marked_leaf(&self) -> Option<usize> {
+        let mut at = self.session.tree.leaf?;
+        for _ in 0..=self.session.entries().len() {
+            if self.nav.row_of(at).is_some() {
+                return Some(at);
+            }
+            at = self.session.tree.parent.get(at).copied().flatten()?;
+        }
+        None
+    }
+
     /// One-line text of an entry (for dialogs).
     pub fn entry_line(&self, index: usize) -> String {
         match self.session.entry(index) {
