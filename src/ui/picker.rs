@@ -123,9 +123,8 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
 fn status_line(state: &AppState) -> Line<'static> {
     let t = &Theme::of(state);
     let km = &state.keymap;
-    match &state.mode {
-        Mode::Deleting { .. } => return Line::styled("Moving to trash…", t.error),
-        _ => {}
+    if let Mode::Deleting { .. } = &state.mode {
+        return Line::styled("Moving to trash…", t.error);
     }
     if let Some(s) = &state.status {
         let style = match s.kind {
