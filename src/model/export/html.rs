@@ -1,0 +1,1 @@
+//! The HTML export (see `to_html`).
