@@ -779,10 +779,19 @@ impl SessionViewState {
         }
     }
 
-    fn export_contents(&self) -> Option<String> {
+    /// The export of the selected branch: an HTML page when the file name ends in `.html`
+    /// or `.htm`, Markdown otherwise.
+    fn export_contents(&self, file: &Path) -> Option<String> {
         let sel = self.nav.selected_entry()?;
         let ctx = build_context(&self.session, LeafChoice::Index(sel), self.dialect);
-        Some(to_markdown(&self.session, &ctx))
+        let html = file
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"));
+        Some(if html {
+            crate::model::export::html::to_html(&self.session, &ctx)
+        } else {
+            to_markdown(&self.session, &ctx)
+        })
     }
 
     fn tree_hits(&mut self) -> Vec<usize> {
@@ -888,7 +897,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
                     state.mode = Mode::ExportName(input);
                     return Vec::new();
                 }
-                match state.export_contents() {
+                match state.export_contents(Path::new(&name)) {
                     Some(contents) => vec![ViewEffect::Export {
                         file: PathBuf::from(name),
                         contents,
@@ -908,7 +917,7 @@ pub fn apply_key(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect>
             }
         },
         Mode::ConfirmOverwrite { file } => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => match state.export_contents() {
+            KeyCode::Char('y') | KeyCode::Char('Y') => match state.export_contents(&file) {
                 Some(contents) => vec![ViewEffect::Export {
                     file,
                     contents,
