@@ -76,6 +76,8 @@ impl From<AgentArg> for Dialect {
 pub enum ExportFormat {
     Md,
     Jsonl,
+    /// A self-contained page: tree sidebar, filters, search, the rendered branch.
+    Html,
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -145,7 +147,7 @@ pub enum Command {
         #[arg(long)]
         permanent: bool,
     },
-    /// Export a branch as Markdown or JSONL.
+    /// Export a branch as Markdown, JSONL or a self-contained HTML page.
     Export {
         session: String,
         #[arg(long, value_name = "ID")]
@@ -360,6 +362,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             let text = match format {
                 ExportFormat::Md => export::to_markdown(&s, &ctx),
                 ExportFormat::Jsonl => export::to_jsonl(&s, &ctx),
+                ExportFormat::Html => export::html::to_html(&s, &ctx),
             };
             match output {
                 Some(file) => {
@@ -370,7 +373,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 // JSON), so what is printed is inert. A file gets the lines as stored.
                 None => match format {
                     ExportFormat::Jsonl => out.write_all(escape_inert(&text).as_bytes())?,
-                    ExportFormat::Md => out.write_all(text.as_bytes())?,
+                    ExportFormat::Md | ExportFormat::Html => out.write_all(text.as_bytes())?,
                 },
             }
         }

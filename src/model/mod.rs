@@ -7,6 +7,7 @@ pub mod export;
 pub mod flatten;
 pub mod info;
 pub mod parse;
+pub mod render;
 pub mod search;
 pub mod transcript;
 pub mod tree;

@@ -7,6 +7,7 @@ pub mod footer;
 pub mod help;
 pub mod picker;
 pub mod preview;
+pub mod rendered;
 pub mod session_view;
 pub mod styled;
 pub mod theme;

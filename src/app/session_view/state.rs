@@ -2,7 +2,7 @@
 //! names).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ratatui::layout::Rect;
 
@@ -247,10 +247,19 @@ impl SessionViewState {
         }
     }
 
-    pub(crate) fn export_contents(&self) -> Option<String> {
+    /// The export of the selected branch: an HTML page when the file name ends in `.html`
+    /// or `.htm`, Markdown otherwise.
+    pub(crate) fn export_contents(&self, file: &Path) -> Option<String> {
         let sel = self.nav.selected_entry()?;
         let ctx = build_context(&self.session, LeafChoice::Index(sel), self.dialect);
-        Some(to_markdown(&self.session, &ctx))
+        let html = file
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"));
+        Some(if html {
+            crate::model::export::html::to_html(&self.session, &ctx)
+        } else {
+            to_markdown(&self.session, &ctx)
+        })
     }
 
     pub(crate) fn tree_hits(&mut self) -> Vec<usize> {

@@ -133,7 +133,7 @@ pub fn apply_key_with(
                     state.mode = Mode::ExportName(input);
                     return Vec::new();
                 }
-                match state.export_contents() {
+                match state.export_contents(std::path::Path::new(&name)) {
                     Some(contents) => vec![ViewEffect::Export {
                         file: PathBuf::from(name),
                         contents,
@@ -153,7 +153,7 @@ pub fn apply_key_with(
             }
         },
         Mode::ConfirmOverwrite { file } => match action {
-            Some(Action::Yes) => match state.export_contents() {
+            Some(Action::Yes) => match state.export_contents(&file) {
                 Some(contents) => vec![ViewEffect::Export {
                     file,
                     contents,
