@@ -145,21 +145,13 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
         let n = FIRST_CHUNK.min(prepared.len());
         let first: usize = (0..n)
             .into_par_iter()
-            .filter(|&i| {
-                query
-                    .score_prepared(&prepared[i], &fields(&listing.sessions[i]))
-                    .is_some()
-            })
+            .filter(|&i| query.score_prepared(&prepared[i]).is_some())
             .count();
         let first_ms = ms(t);
         let t = Instant::now();
         let mut hits: Vec<(usize, grove::model::search::Score)> = (0..prepared.len())
             .into_par_iter()
-            .filter_map(|i| {
-                query
-                    .score_prepared(&prepared[i], &fields(&listing.sessions[i]))
-                    .map(|s| (i, s))
-            })
+            .filter_map(|i| query.score_prepared(&prepared[i]).map(|s| (i, s)))
             .collect();
         hits.sort_by(|a, b| a.1.cmp_rank(&b.1).then(a.0.cmp(&b.0)));
         let full_ms = ms(t);
@@ -177,5 +169,6 @@ fn fields(s: &grove::model::info::SessionInfo) -> SearchFields<'_> {
         summary: s.summary.as_deref(),
         text: &s.all_messages_text,
         cwd: &s.cwd,
+        tools: "",
     }
 }

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::model::info::SessionInfo;
-use crate::model::search::{PreparedText, Query, Score, SearchFields};
+use crate::model::search::{
+    MatchOrder, PreparedText, Query, RankKey, Score, SearchFields, compare_matches,
+};
 use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
 use crate::ui::theme::Theme;
@@ -52,6 +54,7 @@ impl SessionRecord {
             summary: info.summary.as_deref(),
             text: &info.all_messages_text,
             cwd: &info.cwd,
+            tools: "",
         });
         // The prepared copy replaces the original text; keeping both would double memory.
         info.all_messages_text = String::new();
@@ -72,6 +75,7 @@ impl SessionRecord {
             summary: self.info.summary.as_deref(),
             text: "",
             cwd: &self.info.cwd,
+            tools: "",
         }
     }
 
@@ -440,11 +444,16 @@ impl PickerState {
                 .into_iter()
                 .filter(|i| self.search.matches.contains_key(i))
                 .collect();
-            sort_recent(&self.records, &mut l);
-            if self.sort != SortMode::Recent {
-                // Stable: ties stay most-recent first.
-                l.sort_by(|a, b| self.search.matches[a].cmp_rank(&self.search.matches[b]));
-            }
+            let order = match self.sort {
+                SortMode::Recent => MatchOrder::Recent,
+                SortMode::Threaded | SortMode::Fuzzy => MatchOrder::Relevance,
+            };
+            let key = |i: &usize| RankKey {
+                score: &self.search.matches[i],
+                modified_ms: self.records[*i].info.modified_ms,
+                path: &self.records[*i].info.path,
+            };
+            l.sort_by(|a, b| compare_matches(order, key(a), key(b)));
             plain_rows(l)
         };
         self.restore_selection();
