@@ -169,6 +169,6 @@ fn fields(s: &grove::model::info::SessionInfo) -> SearchFields<'_> {
         summary: s.summary.as_deref(),
         text: &s.all_messages_text,
         cwd: &s.cwd,
-        tools: "",
+        tools: &s.tool_text,
     }
 }

@@ -24,14 +24,18 @@ fn fixture() -> PathBuf {
 }
 
 fn listing() -> Vec<SessionInfo> {
-    let roots = custom_roots(&[fixture().join("agent/sessions")], Some(Dialect::Pi));
+    listing_of(&fixture().join("agent"))
+}
+
+fn listing_of(agent_dir: &Path) -> Vec<SessionInfo> {
+    let roots = custom_roots(&[agent_dir.join("sessions")], Some(Dialect::Pi));
     let listing = Index::disabled().list(&roots, ListOptions { with_text: true }, |_| {});
     assert!(listing.problems.is_empty(), "{:?}", listing.problems);
     listing.sessions
 }
 
-fn oracle() -> Value {
-    let text = std::fs::read_to_string(fixture().join("oracle.json")).expect("oracle.json");
+fn oracle_of(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("oracle file");
     serde_json::from_str(&text).expect("oracle JSON")
 }
 
@@ -57,8 +61,28 @@ fn same_score(a: f64, b: f64) -> bool {
 
 #[test]
 fn grove_lists_what_pi_1_6_0_lists_in_pi_order() {
-    let sessions = listing();
-    let oracle = oracle();
+    let (compared, nonempty) = compare(&listing(), &oracle_of(&fixture().join("oracle.json")));
+    assert!(compared > 100 && nonempty > 80, "{compared} / {nonempty}");
+}
+
+/// The same comparison on any corpus: `GROVE_ORACLE_AGENT=/tmp/pi-real-1k/agent
+/// GROVE_ORACLE=/tmp/oracle-1k.json cargo test --release --test search_pi160 -- --ignored`
+/// (the oracle written by scripts/search-oracle.mjs for that agent folder).
+#[test]
+#[ignore = "needs a corpus and its oracle: set GROVE_ORACLE_AGENT and GROVE_ORACLE"]
+fn grove_lists_what_pi_lists_on_a_given_corpus() {
+    let agent = std::env::var_os("GROVE_ORACLE_AGENT").expect("GROVE_ORACLE_AGENT");
+    let oracle = std::env::var_os("GROVE_ORACLE").expect("GROVE_ORACLE");
+    let (compared, nonempty) = compare(
+        &listing_of(Path::new(&agent)),
+        &oracle_of(Path::new(&oracle)),
+    );
+    eprintln!("{compared} query/sort pairs agree with pi, {nonempty} of them non-empty");
+}
+
+/// Compares every result of the oracle; returns how many were compared and how many of those
+/// listed something.
+fn compare(sessions: &[SessionInfo], oracle: &Value) -> (usize, usize) {
     assert_eq!(
         oracle["generator"]["version"].as_str(),
         Some("1.6.0"),
@@ -172,7 +196,7 @@ fn grove_lists_what_pi_1_6_0_lists_in_pi_order() {
         compared += 1;
         nonempty += usize::from(!want.is_empty());
     }
-    assert!(compared > 100 && nonempty > 80, "{compared} / {nonempty}");
+    (compared, nonempty)
 }
 
 #[test]
@@ -188,4 +212,29 @@ fn a_literal_word_no_longer_matches_a_scattered_subsequence() {
         "{}",
         got.len()
     );
+}
+
+#[test]
+fn tool_calls_pi_does_not_search_are_found_after_pi_matches() {
+    // pi 1.6.0 searches no tool calls: "session_info" (a grep pattern in tool calls) lists
+    // nothing in pi. grove finds it in the tool calls the listing gathered, and the entries
+    // read back from the file hold the hit.
+    let sessions = listing();
+    let refs: Vec<&SessionInfo> = sessions.iter().collect();
+    for q in ["session_info", "git status", "ci.yml"] {
+        let query = Query::parse(q).expect("query");
+        let got = ranked_matches(&refs, &query, MatchOrder::Relevance);
+        let tool_only: Vec<_> = got.iter().filter(|m| m.score.tool_only).collect();
+        assert!(!tool_only.is_empty(), "{q:?}: no tool hits");
+        for m in tool_only {
+            let s = refs[m.index];
+            let session = grove::storage::read::load_session(&s.path).expect("load");
+            let hits = grove::model::search::content_hits(&query, session.entries(), 10);
+            assert!(
+                hits.iter().any(|h| h.tool),
+                "{q:?}: {} has no tool hit in its entries",
+                s.id
+            );
+        }
+    }
 }

@@ -56,7 +56,7 @@ pub fn search_fields(s: &SessionInfo) -> SearchFields<'_> {
         summary: s.summary.as_deref(),
         text: &s.all_messages_text,
         cwd: &s.cwd,
-        tools: "",
+        tools: &s.tool_text,
     }
 }
 

@@ -1061,6 +1061,7 @@ mod tests {
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: "not listed".into(),
+            tool_text: "not listed".into(),
         };
         let mut sessions = vec![base.clone()];
         for cost in [f64::NAN, f64::INFINITY, 0.0, -0.0, 1e300, 5e-324] {

@@ -41,7 +41,10 @@ use std::path::Path;
 
 use regex::{Regex, RegexBuilder};
 
-pub use explain::{ContentHit, MatchedField, content_hits, snippet_around, tool_call_text};
+pub use explain::{
+    ContentHit, Field, MatchedField, TOOL_ARG_KEYS, content_hits, snippet_around, tool_call_line,
+    tool_call_text,
+};
 pub use fuzzy::fuzzy_match;
 
 use js::{js_lower, js_trim, normalize_whitespace_lower, utf16};

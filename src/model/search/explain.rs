@@ -213,17 +213,28 @@ pub fn snippet_around(text: &str, hit: Range<usize>) -> (String, Range<usize>) {
     )
 }
 
+/// The arguments whose string values [`tool_call_text`] keeps, in its order.
+pub const TOOL_ARG_KEYS: [&str; 4] = ["command", "path", "file_path", "pattern"];
+
 /// The searchable text of one tool call: its name, then the string values of the arguments that
-/// name what it acted on (`command`, `path`, `file_path`, `pattern`), separated by spaces.
+/// name what it acted on ([`TOOL_ARG_KEYS`]), separated by spaces.
 pub fn tool_call_text(name: &str, arguments: &Value) -> String {
+    tool_call_line(
+        name,
+        TOOL_ARG_KEYS.map(|k| arguments.get(k).and_then(Value::as_str)),
+    )
+}
+
+/// [`tool_call_text`] of a name and the values of [`TOOL_ARG_KEYS`]. NUL characters become
+/// spaces (the index stores the text after a NUL-delimited marker).
+pub fn tool_call_line(name: &str, args: [Option<&str>; 4]) -> String {
     let mut out = name.to_owned();
-    for key in ["command", "path", "file_path", "pattern"] {
-        if let Some(v) = arguments.get(key).and_then(Value::as_str)
-            && !v.is_empty()
-        {
-            out.push(' ');
-            out.push_str(v);
-        }
+    for v in args.into_iter().flatten().filter(|v| !v.is_empty()) {
+        out.push(' ');
+        out.push_str(v);
+    }
+    if out.contains('\0') {
+        out = out.replace('\0', " ");
     }
     out
 }
