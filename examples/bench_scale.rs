@@ -129,9 +129,12 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
     const FIRST_CHUNK: usize = 500;
     for q in [
         "parser",
+        "screenshot",
         "fix cache bug",
         "\"render the\"",
         "re:err(or)?\\s+\\d+",
+        "pibrw",
+        "git status",
         "zzqxj",
     ] {
         let query = match Query::parse(q) {
@@ -145,27 +148,43 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
         let n = FIRST_CHUNK.min(prepared.len());
         let first: usize = (0..n)
             .into_par_iter()
-            .filter(|&i| {
-                query
-                    .score_prepared(&prepared[i], &fields(&listing.sessions[i]))
-                    .is_some()
-            })
+            .filter(|&i| query.score_prepared(&prepared[i]).is_some())
             .count();
         let first_ms = ms(t);
         let t = Instant::now();
         let mut hits: Vec<(usize, grove::model::search::Score)> = (0..prepared.len())
             .into_par_iter()
-            .filter_map(|i| {
-                query
-                    .score_prepared(&prepared[i], &fields(&listing.sessions[i]))
-                    .map(|s| (i, s))
-            })
+            .filter_map(|i| query.score_prepared(&prepared[i]).map(|s| (i, s)))
             .collect();
         hits.sort_by(|a, b| a.1.cmp_rank(&b.1).then(a.0.cmp(&b.0)));
         let full_ms = ms(t);
         println!(
             "query={q:?} first_chunk={n} first_hits={first} first_ms={first_ms:.1} hits={} full_ms={full_ms:.1}",
             hits.len()
+        );
+    }
+    // Typing a query one key at a time: each key is a full search and sort of every session
+    // (what the picker does when it cannot reuse the previous results).
+    for typed in ["screenshot", "migration parser", "\"mismatched types\""] {
+        let mut per_key = Vec::new();
+        for end in typed.char_indices().map(|(i, c)| i + c.len_utf8()) {
+            let Ok(query) = Query::parse(&typed[..end]) else {
+                continue;
+            };
+            let t = Instant::now();
+            let mut hits: Vec<(usize, grove::model::search::Score)> = (0..prepared.len())
+                .into_par_iter()
+                .filter_map(|i| query.score_prepared(&prepared[i]).map(|s| (i, s)))
+                .collect();
+            hits.sort_by(|a, b| a.1.cmp_rank(&b.1).then(a.0.cmp(&b.0)));
+            per_key.push(ms(t));
+        }
+        per_key.sort_by(f64::total_cmp);
+        let median = per_key.get(per_key.len() / 2).copied().unwrap_or(0.0);
+        let max = per_key.last().copied().unwrap_or(0.0);
+        println!(
+            "typed={typed:?} keys={} median_key_ms={median:.1} max_key_ms={max:.1}",
+            per_key.len()
         );
     }
 }
@@ -177,5 +196,6 @@ fn fields(s: &grove::model::info::SessionInfo) -> SearchFields<'_> {
         summary: s.summary.as_deref(),
         text: &s.all_messages_text,
         cwd: &s.cwd,
+        tools: &s.tool_text,
     }
 }

@@ -177,8 +177,9 @@ fn phrase_and_regex_queries() {
     h.type_str("\"dark mode\"");
     assert_eq!(h.titles(), vec!["Add a dark mode toggle"]);
     h.ctrl('u');
+    // pi 1.6.0 tests each field on its own: `^` anchors at the start of the messages too.
     h.type_str("re:^fix|readme");
-    assert_eq!(h.titles().len(), 1, "{:?}", h.titles());
+    assert_eq!(h.titles().len(), 2, "{:?}", h.titles());
     h.ctrl('u');
     h.type_str("re:(");
     assert!(h.state.picker.rows.is_empty());

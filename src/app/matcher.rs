@@ -17,9 +17,7 @@ pub fn execute_search(
 ) -> Option<Vec<(usize, Score)>> {
     let query = &req.query;
     let score = |(i, r): (usize, &std::sync::Arc<super::state::SessionRecord>)| {
-        query
-            .score_prepared(&r.prepared, &r.search_fields())
-            .map(|s| (i, s))
+        query.score_prepared(&r.prepared).map(|s| (i, s))
     };
     let matches: Vec<(usize, Score)> = if req.records.len() < PARALLEL_FROM {
         req.records.iter().enumerate().filter_map(score).collect()

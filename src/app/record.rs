@@ -45,9 +45,11 @@ impl SessionRecord {
             summary: info.summary.as_deref(),
             text: &info.all_messages_text,
             cwd: &info.cwd,
+            tools: &info.tool_text,
         });
         // The prepared copy replaces the original text; keeping both would double memory.
         info.all_messages_text = String::new();
+        info.tool_text = String::new();
         SessionRecord {
             info,
             prepared,
@@ -65,6 +67,7 @@ impl SessionRecord {
             summary: self.info.summary.as_deref(),
             text: "",
             cwd: &self.info.cwd,
+            tools: "",
         }
     }
 

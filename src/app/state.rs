@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::search::{Query, Score};
+use crate::model::search::{MatchOrder, Query, RankKey, Score, compare_matches};
 use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
 
@@ -373,11 +373,16 @@ impl PickerState {
                 .into_iter()
                 .filter(|i| self.search.matches.contains_key(i))
                 .collect();
-            sort_recent(&self.records, &mut l);
-            if self.sort != SortMode::Recent {
-                // Stable: ties stay most-recent first.
-                l.sort_by(|a, b| self.search.matches[a].cmp_rank(&self.search.matches[b]));
-            }
+            let order = match self.sort {
+                SortMode::Recent => MatchOrder::Recent,
+                SortMode::Threaded | SortMode::Fuzzy => MatchOrder::Relevance,
+            };
+            let key = |i: &usize| RankKey {
+                score: &self.search.matches[i],
+                modified_ms: self.records[*i].info.modified_ms,
+                path: &self.records[*i].info.path,
+            };
+            l.sort_by(|a, b| compare_matches(order, key(a), key(b)));
             plain_rows(l)
         };
         self.restore_selection();

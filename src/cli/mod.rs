@@ -23,6 +23,8 @@ use crate::storage::scan::Listing;
 use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::text::sanitize::sanitize_line;
 
+pub mod list_query;
+
 /// grove: browse, search and safely edit pi and Atomic sessions.
 #[derive(Debug, Parser)]
 #[command(name = "grove", version, about)]
@@ -93,6 +95,13 @@ pub enum Command {
         /// Include Atomic's internal workflow sessions.
         #[arg(long)]
         include_internal: bool,
+        /// Only sessions matching this search, as the picker finds them (pi 1.6.0's rules:
+        /// words, "phrases", re:regex), each with where it matched.
+        #[arg(long, value_name = "Q")]
+        query: Option<String>,
+        /// The order of --query results ("threaded" lists like "relevance", as in the picker).
+        #[arg(long, value_enum, requires = "query", default_value_t)]
+        sort: list_query::ListSort,
         #[arg(long)]
         json: bool,
     },
@@ -217,11 +226,16 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             all,
             cwd,
             include_internal,
+            query,
+            sort,
             json,
         } => {
             // The demo is a fresh temp copy each run: caching it would only leave stale rows.
             let mut index = Index::open(global.no_cache || global.demo);
-            let listing = index.list(&roots, ListOptions::default(), |_| {});
+            let opts = ListOptions {
+                with_text: query.is_some(),
+            };
+            let listing = index.list(&roots, opts, |_| {});
             report_problems(&listing);
             if std::env::var_os("GROVE_INDEX_STATS").is_some() {
                 // For scripts/bench.sh: what the index did (files cached, resumed, bytes read).
@@ -246,6 +260,9 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     })
                 })
                 .collect();
+            if let Some(q) = query {
+                return list_query::print_matches(out, &sessions, &q, sort, json);
+            }
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {
                 write_sessions_json(&mut out, &sessions)?;
@@ -1046,6 +1063,7 @@ mod tests {
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: "not listed".into(),
+            tool_text: "not listed".into(),
         };
         let mut sessions = vec![base.clone()];
         for cost in [f64::NAN, f64::INFINITY, 0.0, -0.0, 1e300, 5e-324] {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::context::Dialect;
 use super::entry::{Entry, EntryKind, Header, Workflow, content_text, format_iso_ms, parse_iso_ms};
+use super::search::tool_call_text;
 use super::tree::NameState;
 
 /// Everything a listing knows about one session.
@@ -45,6 +46,10 @@ pub struct SessionInfo {
     /// All user and assistant text joined with spaces (pi's `allMessagesText`), for search.
     #[serde(skip_serializing_if = "String::is_empty", default)]
     pub all_messages_text: String,
+    /// grove: the assistant messages' tool calls, one [`tool_call_text`] a line, for search
+    /// (filled and emptied with `all_messages_text`).
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub tool_text: String,
 }
 
 /// Serializable copy of [`Workflow`].
@@ -137,6 +142,8 @@ pub struct MessageFacts<'a> {
     pub has_content: bool,
     /// [`content_text`] of `content`; only needed for user and assistant messages.
     pub text: Option<&'a str>,
+    /// grove: the [`tool_call_text`] of each `toolCall` block of `content`, one a line.
+    pub tools: Option<&'a str>,
 }
 
 /// Everything [`InfoBuilder`] reads from one entry. Built from a parsed [`Entry`]
@@ -212,6 +219,7 @@ impl<'a> EntryFacts<'a> {
                     usage: m.get("usage").map(UsageFacts::from_value),
                     has_content: m.contains_key("content"),
                     text: text_buf.as_deref(),
+                    tools: None,
                 }
             })
         };
@@ -266,6 +274,9 @@ pub struct InfoBuilder {
     summary_retired: bool,
     last_conversation_id: Option<String>,
     atomic_markers: bool,
+    /// grove: the tool calls gathered so far (what [`SessionInfo::tool_text`] will be).
+    #[serde(default)]
+    tools: String,
 }
 
 impl InfoBuilder {
@@ -309,8 +320,13 @@ impl InfoBuilder {
     }
 
     pub fn entry(&mut self, e: &Entry) {
+        let tools = entry_tool_text(e);
         let mut text_buf = None;
-        self.facts(&EntryFacts::of_entry(e, &mut text_buf));
+        let mut facts = EntryFacts::of_entry(e, &mut text_buf);
+        if let Some(m) = &mut facts.message {
+            m.tools = tools.as_deref();
+        }
+        self.facts(&facts);
     }
 
     pub fn facts(&mut self, e: &EntryFacts<'_>) {
@@ -380,6 +396,12 @@ impl InfoBuilder {
         self.last_conversation_id = Some(e.id.to_owned());
         if !m.has_content {
             return;
+        }
+        if let Some(tools) = m.tools.filter(|t| !t.is_empty()) {
+            if !self.tools.is_empty() {
+                self.tools.push('\n');
+            }
+            self.tools.push_str(tools);
         }
         let t = m
             .timestamp
@@ -512,8 +534,35 @@ impl InfoBuilder {
             parse_issues,
             first_issue,
             all_messages_text: texts,
+            tool_text: self.tools.clone(),
         })
     }
+}
+
+/// grove: the [`tool_call_text`] of each `toolCall` block of a user or assistant message, one a
+/// line (`None` when it has none).
+pub(crate) fn entry_tool_text(e: &Entry) -> Option<String> {
+    if e.is_slim() || !e.is_conversation_message() {
+        return None;
+    }
+    let content = e.message()?.get("content")?.as_array()?;
+    let mut out = String::new();
+    for block in content {
+        if block.get("type").and_then(Value::as_str) != Some("toolCall") {
+            continue;
+        }
+        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+        let args = block.get("arguments").unwrap_or(&Value::Null);
+        let line = tool_call_text(name, args);
+        if line.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&line);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Serializes an `f64` as its bit pattern, so a stored builder resumes with the exact sum.

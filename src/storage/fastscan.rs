@@ -51,6 +51,7 @@ use crate::model::context::Dialect;
 use crate::model::entry::EntryKind;
 use crate::model::info::{EntryFacts, InfoBuilder, MessageFacts, SessionInfo, UsageFacts};
 use crate::model::parse::{LineValue, RawLine, entry_from, for_each_line, header_from, parse_line};
+use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 
 pub mod skim;
 
@@ -441,6 +442,7 @@ struct LiteMessage<'a> {
     usage: Option<UsageFacts>,
     has_content: bool,
     text: Option<Cow<'a, str>>,
+    tools: Option<String>,
 }
 
 impl LiteEntry<'_> {
@@ -453,6 +455,7 @@ impl LiteEntry<'_> {
                 usage: m.usage,
                 has_content: m.has_content,
                 text: m.text.as_deref(),
+                tools: m.tools.as_deref(),
             }),
             _ => None,
         };
@@ -777,14 +780,25 @@ impl<'a> Cursor<'a> {
     }
 
     /// `content`: a string, or the `text` blocks of an array joined with spaces
-    /// ([`crate::model::entry::content_text`]); `None` for any other value.
-    fn content(&mut self) -> Option<Option<Cow<'a, str>>> {
+    /// ([`crate::model::entry::content_text`]); `None` for any other value. The `toolCall`
+    /// blocks' [`tool_call_line`]s go to `tools`, one a line.
+    fn content(&mut self, tools: &mut Option<String>) -> Option<Option<Cow<'a, str>>> {
         match self.peek()? {
             b'"' => self.string().map(Some),
             b'[' => {
                 let mut out: Option<Cow<'a, str>> = None;
                 self.array(|c| {
-                    let Some(t) = c.text_block()? else {
+                    let (text, tool) = c.block()?;
+                    if let Some(tool) = tool.filter(|t| !t.is_empty()) {
+                        match tools {
+                            Some(all) => {
+                                all.push('\n');
+                                all.push_str(&tool);
+                            }
+                            None => *tools = Some(tool),
+                        }
+                    }
+                    let Some(t) = text else {
                         return Some(());
                     };
                     out = Some(match out.take() {
@@ -804,25 +818,66 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A content block's `text`, when its `type` is `"text"`.
-    fn text_block(&mut self) -> Option<Option<Cow<'a, str>>> {
-        self.object_or(None, |c| {
+    /// A content block's `text` when its `type` is `"text"`, its [`tool_call_line`] when it is
+    /// `"toolCall"`.
+    #[allow(clippy::type_complexity)]
+    fn block(&mut self) -> Option<(Option<Cow<'a, str>>, Option<String>)> {
+        self.object_or((None, None), |c| {
             let mut ty: Option<Option<Cow<'a, str>>> = None;
             let mut text: Option<Option<Cow<'a, str>>> = None;
+            let mut name: Option<Option<Cow<'a, str>>> = None;
+            let mut args: Option<[Option<Cow<'a, str>>; 4]> = None;
+            let may_be = |ty: &Option<Option<Cow<'a, str>>>, want: &str| {
+                ty.as_ref().is_none_or(|t| t.as_deref() == Some(want))
+            };
             c.object(|c, k| match k {
                 "type" => once(&mut ty, c.str_value()?),
                 // Only collected while the block may be a text block.
-                "text" if ty.as_ref().is_none_or(|t| t.as_deref() == Some("text")) => {
-                    once(&mut text, c.str_value()?)
-                }
+                "text" if may_be(&ty, "text") => once(&mut text, c.str_value()?),
                 "text" => {
                     c.skip()?;
                     once(&mut text, None)
                 }
+                // Only collected while the block may be a tool call.
+                "name" if may_be(&ty, "toolCall") => once(&mut name, c.str_value()?),
+                "name" => {
+                    c.skip()?;
+                    once(&mut name, None)
+                }
+                "arguments" if may_be(&ty, "toolCall") => once(&mut args, c.tool_args()?),
+                "arguments" => {
+                    c.skip()?;
+                    once(&mut args, Default::default())
+                }
                 _ => c.skip(),
             })?;
-            let is_text = ty.flatten().as_deref() == Some("text");
-            Some(if is_text { text.flatten() } else { None })
+            Some(match ty.flatten().as_deref() {
+                Some("text") => (text.flatten(), None),
+                Some("toolCall") => {
+                    let name = name.flatten();
+                    let args = args.unwrap_or_default();
+                    let line = tool_call_line(
+                        name.as_deref().unwrap_or(""),
+                        [0, 1, 2, 3].map(|i| args[i].as_deref()),
+                    );
+                    (None, Some(line))
+                }
+                _ => (None, None),
+            })
+        })
+    }
+
+    /// The string values of a tool call's [`TOOL_ARG_KEYS`] arguments (none for a non-object).
+    fn tool_args(&mut self) -> Option<[Option<Cow<'a, str>>; 4]> {
+        self.object_or(Default::default(), |c| {
+            let mut found: [Option<Option<Cow<'a, str>>>; 4] = Default::default();
+            c.object(
+                |c, k| match TOOL_ARG_KEYS.iter().position(|key| *key == k) {
+                    Some(i) => once(&mut found[i], c.str_value()?),
+                    None => c.skip(),
+                },
+            )?;
+            Some(found.map(Option::flatten))
         })
     }
 
@@ -831,6 +886,7 @@ impl<'a> Cursor<'a> {
         self.object_or(None, |c| {
             let (mut role, mut ts, mut usage) = (None, None, None);
             let mut content: Option<Option<Cow<'a, str>>> = None;
+            let mut tools = None;
             c.object(|c, k| match k {
                 "role" => once(&mut role, c.str_value()?),
                 "timestamp" => once(&mut ts, c.num_value()?),
@@ -842,7 +898,7 @@ impl<'a> Cursor<'a> {
                         matches!(r.as_deref(), Some("user" | "assistant"))
                     });
                     let value = if wanted {
-                        c.content()?
+                        c.content(&mut tools)?
                     } else {
                         c.skip()?;
                         None
@@ -857,6 +913,7 @@ impl<'a> Cursor<'a> {
                 usage,
                 has_content: content.is_some(),
                 text: content.flatten(),
+                tools,
             }))
         })
     }
@@ -1205,7 +1262,12 @@ mod tests {
         };
         let entry = entry_from(map, 2);
         let mut buf = None;
-        let full = EntryFacts::of_entry(&entry, &mut buf);
+        let mut full = EntryFacts::of_entry(&entry, &mut buf);
+        // The tool calls of the full path are read by `InfoBuilder::entry`.
+        let tools = crate::model::info::entry_tool_text(&entry);
+        if let Some(m) = &mut full.message {
+            m.tools = tools.as_deref();
+        }
         let mut fast = lite.facts();
         // The full path joins text for user/assistant only; the fast one may have it otherwise.
         if let (Some(m), Some(f)) = (&mut fast.message, &full.message)

@@ -118,7 +118,7 @@ use crate::model::info::{SessionInfo, WorkflowInfo};
 
 /// Bump on any change to the rows, journal, records or [`ScanState`] encoding: older files are
 /// ignored and rebuilt.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const ROWS_MAGIC: &[u8; 4] = b"GRIX";
 const ROWS_FILE: &str = "index.bin";
 const OLD_ROWS_FILE: &str = "index.jsonl";
@@ -690,7 +690,8 @@ impl Index {
         let mut info = info.decode(path)?;
         info.agent = root_agent.or(row.detected_agent)?;
         if with_text && let Some(chain) = &row.text {
-            info.all_messages_text = read_text(self.log.as_ref()?, chain)?;
+            let stored = read_text(self.log.as_ref()?, chain)?;
+            (info.all_messages_text, info.tool_text) = split_tool_text(stored);
         }
         Some(Ok(info))
     }
@@ -726,13 +727,16 @@ impl Index {
         let Some(log) = log else {
             if !with_text {
                 info.all_messages_text = String::new();
+                info.tool_text = String::new();
             }
             return (Ok(info), None, 0);
         };
         let mut written = 0;
         let text = std::mem::take(&mut info.all_messages_text);
+        let tools = std::mem::take(&mut info.tool_text);
         let prior = r.prior;
-        let text_chain = store_text(log, &text, prior.as_ref(), &mut written);
+        let stored = join_tool_text(&text, &tools);
+        let text_chain = store_text(log, &stored, prior.as_ref(), &mut written);
         let state_chain = r.state.and_then(|(mut state, tail_hash)| {
             // The state's text is the listing's, or (after a torn last line, which the state
             // leaves out) a prefix of it: only its length is stored.
@@ -748,6 +752,7 @@ impl Index {
         });
         if with_text {
             info.all_messages_text = text;
+            info.tool_text = tools;
         }
         let (state, resume_offset, tail_hash) = match state_chain {
             Some((chain, offset, hash)) => (Some(chain), offset, hash),
@@ -1210,6 +1215,32 @@ fn walk(log: &BlobLog, chain: &ChainRef, kinds: (u8, u8)) -> Option<Vec<Link>> {
 }
 
 /// The text a chain holds.
+/// Between a row's message text and its tool-call text in the stored text (tool text holds no
+/// NUL, so the last marker is the one).
+const TOOL_TEXT_MARK: &str = "\0\0grove-tools\0";
+
+/// The stored text of a row: the message text, then (when there are tool calls) the marker and
+/// the tool-call text. The message text stays a prefix, so a grown file's text is still stored
+/// as a delta.
+fn join_tool_text<'t>(text: &'t str, tools: &str) -> std::borrow::Cow<'t, str> {
+    if tools.is_empty() {
+        return text.into();
+    }
+    format!("{text}{TOOL_TEXT_MARK}{tools}").into()
+}
+
+/// [`join_tool_text`] undone.
+fn split_tool_text(mut stored: String) -> (String, String) {
+    match stored.rfind(TOOL_TEXT_MARK) {
+        Some(at) => {
+            let tools = stored[at + TOOL_TEXT_MARK.len()..].to_owned();
+            stored.truncate(at);
+            (stored, tools)
+        }
+        None => (stored, String::new()),
+    }
+}
+
 fn read_text(log: &BlobLog, chain: &ChainRef) -> Option<String> {
     let mut links = walk(log, chain, TEXT_KINDS)?;
     let full = links.pop()?;
@@ -1850,6 +1881,7 @@ fn encode_info(e: &mut Enc, info: &SessionInfo) {
         parse_issues,
         first_issue,
         all_messages_text: _,
+        tool_text: _,
     } = info;
     e.str(id);
     e.str(cwd);
@@ -1916,6 +1948,7 @@ fn decode_info(d: &mut Dec<'_>, path: &Path) -> Option<SessionInfo> {
         parse_issues: d.u64()?,
         first_issue: d.opt_string()?,
         all_messages_text: String::new(),
+        tool_text: String::new(),
     })
 }
 
@@ -2130,6 +2163,7 @@ mod tests {
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: String::new(),
+            tool_text: String::new(),
         }
     }
 

@@ -110,6 +110,7 @@ mod tests {
                         parse_issues: 0,
                         first_issue: None,
                         all_messages_text: String::new(),
+                        tool_text: String::new(),
                     }
                 })
                 .collect();

@@ -59,6 +59,7 @@ pub fn info(id: &str, first: &str, cwd: &str, ago: i64, messages: u64) -> Sessio
         parse_issues: 0,
         first_issue: None,
         all_messages_text: format!("{first} and the assistant answered"),
+        tool_text: String::new(),
     }
 }
 
