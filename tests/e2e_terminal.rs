@@ -131,26 +131,46 @@ impl Pane {
     }
 
     /// The command line that runs grove on the demo copy, isolated from the user's files,
-    /// writing its pid to `pid` first (`exec`: the pid is grove's).
-    fn grove_command(&self, args: &str) -> String {
+    /// writing its pid to `pid` first (`exec`: the pid is grove's). `env` adds variables
+    /// (`NAME=value ...`); `roots` replaces the demo's session folders when not empty.
+    fn grove_command(&self, env: &str, roots: &str, args: &str) -> String {
         let root = self.root().display().to_string();
         assert!(!root.contains(['\'', ' ']), "{root}");
+        let roots = if roots.is_empty() {
+            "--session-dir sessions/pi-agent/sessions --session-dir sessions/atomic-agent/sessions"
+        } else {
+            roots
+        };
         format!(
             "cd {root} && sh -c 'echo $$ > pid; exec env -u PI_CODING_AGENT_DIR \
              -u PI_CODING_AGENT_SESSION_DIR -u ATOMIC_CODING_AGENT_DIR \
              -u ATOMIC_CODING_AGENT_SESSION_DIR HOME={root}/home XDG_CONFIG_HOME={root}/config \
-             XDG_DATA_HOME={root}/data XDG_CACHE_HOME={root}/cache GROVE_CONFIG= {bin} \
-             --session-dir sessions/pi-agent/sessions \
-             --session-dir sessions/atomic-agent/sessions --all {args}'",
+             XDG_DATA_HOME={root}/data XDG_CACHE_HOME={root}/cache GROVE_CONFIG= {env} {bin} \
+             {roots} --all {args}'",
             bin = common::grove_bin().display(),
         )
     }
 
     /// Starts grove from the shell and waits for its first frame.
     fn start_grove(&self, args: &str, redirect: &str) -> u32 {
+        self.start_grove_with("", "", args, redirect, DEMO_TITLE)
+    }
+
+    /// [`Pane::start_grove`] with variables, roots, and the text that shows it is up.
+    fn start_grove_with(
+        &self,
+        env: &str,
+        roots: &str,
+        args: &str,
+        redirect: &str,
+        up: &str,
+    ) -> u32 {
         let _ = fs::remove_file(self.root().join("pid"));
-        self.line(&format!("{}{redirect}", self.grove_command(args)));
-        self.wait_for("the picker", |s| s.contains(DEMO_TITLE));
+        self.line(&format!(
+            "{}{redirect}",
+            self.grove_command(env, roots, args)
+        ));
+        self.wait_for(&format!("grove to show {up:?}"), |s| s.contains(up));
         self.wait_until("the alternate screen", || {
             self.format("#{alternate_on}") == "1"
         });
@@ -371,4 +391,138 @@ fn no_terminal_refuses_and_writes_nothing() {
     let err = common::stderr(&out);
     assert!(err.contains("needs a terminal"), "{err}");
     assert!(!has_escape(err.as_bytes()), "{err:?}");
+}
+
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// A config with a TOML syntax error: the browser starts with the defaults and says, inside
+/// the browser, what is wrong and where; the notice stays until dismissed.
+#[test]
+fn config_problems_are_shown_in_the_browser() {
+    if !tmux_available() {
+        return;
+    }
+    let pane = Pane::new("config");
+    let config = pane.root().join("config.toml");
+    fs::write(
+        &config,
+        "[theme]\naccent = \"cyan\"\n[keys]\nrename = = \"alt+r\"\n",
+    )
+    .unwrap();
+    let pid = pane.start_grove_with(
+        &format!("GROVE_CONFIG={}", config.display()),
+        "",
+        "",
+        "",
+        "Config problem",
+    );
+    // The browser runs (and loads) under the notice.
+    pane.wait_for("the notice over the loaded picker", |s| {
+        s.contains("line 4, column 10") && s.contains(DEMO_TITLE)
+    });
+    // Keys do not reach what the notice covers.
+    pane.keys("x");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(pane.screen().contains("Config problem"));
+    assert!(!pane.screen().contains("> x"), "{}", pane.screen());
+    pane.keys("Escape");
+    pane.wait_for("the notice to go", |s| !s.contains("Config problem"));
+    pane.keys("Escape");
+    pane.wait_until("grove to quit", || exited(pid));
+}
+
+/// `GROVE_CONFIG` naming a FIFO or /dev/zero, and pi's settings.json as a FIFO or a link to
+/// /dev/zero: the browser starts at once with a notice (nothing waits for a writer or reads
+/// without end).
+#[test]
+fn special_files_as_config_or_settings_do_not_hang_the_browser() {
+    if !tmux_available() {
+        return;
+    }
+    let pane = Pane::new("fifo");
+    let root = pane.root().to_path_buf();
+    let fifo = root.join("config.fifo");
+    mkfifo(&fifo);
+    for config in [fifo.clone(), PathBuf::from("/dev/zero")] {
+        let pid = pane.start_grove_with(
+            &format!("GROVE_CONFIG={}", config.display()),
+            "",
+            "",
+            "",
+            "Config problem",
+        );
+        pane.wait_for("the reason", |s| s.contains("not a regular file"));
+        pane.keys("Escape");
+        pane.wait_for("the picker", |s| {
+            s.contains(DEMO_TITLE) && !s.contains("Config problem")
+        });
+        pane.keys("Escape");
+        pane.wait_until("grove to quit", || exited(pid));
+    }
+    // pi's settings.json (read to find its sessions folder) as a FIFO, then as /dev/zero.
+    let agent = root.join("agent");
+    grove::storage::demo::copy_dir(
+        &root.join("sessions/pi-agent/sessions"),
+        &agent.join("sessions"),
+    )
+    .unwrap();
+    let settings = agent.join("settings.json");
+    mkfifo(&settings);
+    for round in 0..2 {
+        if round == 1 {
+            fs::remove_file(&settings).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
+        }
+        let pid = pane.start_grove_with(
+            &format!("PI_CODING_AGENT_DIR={}", agent.display()),
+            " ",
+            "",
+            "",
+            "Config problem",
+        );
+        pane.wait_for("the reason", |s| {
+            s.contains("settings are ignored") && s.contains("not a regular file")
+        });
+        pane.keys("Escape");
+        pane.wait_for("the pi sessions", |s| s.contains("Set up rust-analyzer"));
+        pane.keys("Escape");
+        pane.wait_until("grove to quit", || exited(pid));
+    }
+}
+
+/// `grove list` with the same files: done within the deadline, with a warning on stderr.
+#[test]
+fn special_files_as_config_or_settings_do_not_hang_grove_list() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let root = sandbox.path();
+    let agent = root.join("agent");
+    fs::create_dir_all(agent.join("sessions")).unwrap();
+    let fifo = root.join("config.fifo");
+    mkfifo(&fifo);
+    mkfifo(&agent.join("settings.json"));
+    let run = |config: &Path| {
+        let mut cmd = Command::new(common::grove_bin());
+        common::isolate(&mut cmd, root);
+        cmd.env("GROVE_CONFIG", config)
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .args(["list", "--json", "--all"]);
+        common::output_within(cmd, 10, "grove list")
+    };
+    for config in [fifo.as_path(), Path::new("/dev/zero")] {
+        let out = run(config);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let err = common::stderr(&out);
+        assert!(
+            err.contains("warning: the agent's settings are ignored: not a regular file"),
+            "{err}"
+        );
+    }
+    fs::remove_file(agent.join("settings.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", agent.join("settings.json")).unwrap();
+    let out = run(&fifo);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("not a regular file"));
 }

@@ -6,6 +6,7 @@ pub mod keymap;
 pub mod layout;
 pub mod live;
 pub mod matcher;
+pub mod notice;
 pub mod preview;
 pub mod session_view;
 pub mod source;

@@ -349,6 +349,8 @@ pub struct AppState {
     pub options: Options,
     /// Something visible changed since the last frame.
     pub dirty: bool,
+    /// The start-up notice (config problems), over everything until dismissed.
+    pub notice: Option<super::notice::Notice>,
 }
 
 impl AppState {
@@ -365,6 +367,7 @@ impl AppState {
             theme,
             options,
             dirty: true,
+            notice: None,
         }
     }
 

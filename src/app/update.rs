@@ -63,6 +63,7 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::Mouse(m) => on_mouse(state, m),
+        Event::Paste(_) if state.notice.is_some() => {}
         Event::Paste(text) if matches!(state.screen, Screen::View { .. }) => {
             if let Screen::View { view, .. } = &mut state.screen {
                 session_view::paste(view, &text);
@@ -332,6 +333,9 @@ fn list_height(state: &AppState) -> usize {
 }
 
 fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
+    if super::notice::on_key(state, &key, fx) {
+        return;
+    }
     let is_ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
     match &mut state.mode {
         Mode::Problems { scroll } => {
@@ -737,7 +741,7 @@ fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
 }
 
 fn on_mouse(state: &mut AppState, m: MouseEvent) {
-    if state.mode != Mode::Normal {
+    if state.mode != Mode::Normal || state.notice.is_some() {
         return;
     }
     if let Screen::View { view, .. } = &mut state.screen {

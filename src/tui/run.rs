@@ -26,6 +26,7 @@ use crate::ui::theme::{Theme, no_color_env};
 use crate::app::config::Config;
 use crate::app::event::Event;
 use crate::app::keymap::Keymap;
+use crate::app::notice::Notice;
 use crate::app::source::{IndexSource, SessionSource};
 use crate::app::state::{AppState, Options, Scope};
 use crate::app::update::{TICK_MS, apply, settle, start, update};
@@ -88,15 +89,15 @@ fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
 
 /// Runs the browser for the command-line options; returns the process exit code.
 pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
-    let config = Config::load().wrap_err("cannot read the config file")?;
+    // A config that cannot be used is reported in the browser, which starts with the defaults.
+    let (config, mut problems) = Config::load_reporting();
     let mut keymap = Keymap::default();
-    let mut problems = keymap.apply_overrides(&config.keys);
+    problems.extend(keymap.apply_overrides(&config.keys));
     let (theme, theme_problems) = Theme::resolve(no_color_env(), &config.theme);
     problems.extend(theme_problems);
-    for p in &problems {
-        eprintln!("grove: config: {}", sanitize_line(p));
-    }
     let roots = resolve_roots(global).wrap_err("cannot find the session folders")?;
+    // Problems met while finding the roots (an agent's settings.json that is a FIFO, …).
+    problems.extend(crate::storage::fsutil::take_problems());
     let current_dir = std::env::current_dir().ok();
     // Before anything is drawn: stdout when it is a terminal, else /dev/tty, else refuse.
     terminal::choose_target()?;
@@ -107,6 +108,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, theme);
+    state.notice = Notice::config_problems(problems);
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;

@@ -5,6 +5,7 @@
 pub mod dialogs;
 pub mod format;
 pub mod help;
+pub mod notice;
 pub mod picker;
 pub mod preview;
 pub mod session_view;
@@ -38,6 +39,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
+    }
+    if let Some(n) = &state.notice {
+        notice::draw_notice(frame, area, n, &state.theme);
     }
 }
 

@@ -42,7 +42,8 @@ fn meta_lines(
     } else {
         Modifier::BOLD.into()
     };
-    for l in wrap_text(info.title(), width).into_iter().take(3) {
+    let title = crate::text::clip::clip_to_cells(info.title(), width.saturating_mul(3));
+    for l in wrap_text(title, width).into_iter().take(3) {
         lines.push(Line::styled(l, title_style));
     }
     lines.push(field(
@@ -111,6 +112,7 @@ fn meta_lines(
     }
     if let Some(s) = &info.summary {
         lines.push(Line::styled("summary", t.muted));
+        let s = crate::text::clip::clip_to_cells(s, width.saturating_mul(6));
         lines.extend(wrap_text(s, width).into_iter().take(6).map(Line::raw));
     }
     lines
