@@ -12,4 +12,5 @@ pub mod session_view;
 pub mod source;
 pub mod state;
 pub mod text_input;
+pub mod threads;
 pub mod update;
