@@ -17,7 +17,7 @@ pub const MAX_DRAWN_DEPTH: usize = 12;
 /// path, else canonical path, else file name (copies of a session folder keep file names but
 /// not absolute paths). A cycle (a session naming its own descendant) is broken at the child
 /// whose parent is already on the walk, so every session is shown.
-fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, usize> {
+fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Option<usize>> {
     let mut by_path: HashMap<&Path, usize> = HashMap::new();
     let mut by_canonical: HashMap<&Path, usize> = HashMap::new();
     let mut by_name: HashMap<&std::ffi::OsStr, Option<usize>> = HashMap::new();
@@ -35,7 +35,8 @@ fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, u
                 .or_insert(Some(i));
         }
     }
-    let mut out = HashMap::new();
+    // Indexed by record: a listing of 100k sessions costs three flat vectors, no hashing.
+    let mut out: Vec<Option<usize>> = vec![None; records.len()];
     for &i in listed {
         let r = &records[i];
         let Some(parent) = r.info.parent_session_path.as_deref() else {
@@ -58,7 +59,7 @@ fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, u
         if let Some(p) = found
             && p != i
         {
-            out.insert(i, p);
+            out[i] = Some(p);
         }
     }
     break_cycles(listed, &mut out);
@@ -67,34 +68,32 @@ fn parents(records: &[Arc<SessionRecord>], listed: &[usize]) -> HashMap<usize, u
 
 /// Removes one link of every cycle, visiting each session once: walk up from each session not
 /// yet seen; reaching a session of the current walk closes a cycle, broken at the child.
-fn break_cycles(listed: &[usize], parent_of: &mut HashMap<usize, usize>) {
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum Seen {
-        OnWalk,
-        Done,
-    }
-    let mut seen: HashMap<usize, Seen> = HashMap::with_capacity(listed.len());
+fn break_cycles(listed: &[usize], parent_of: &mut [Option<usize>]) {
+    const NEW: u8 = 0;
+    const ON_WALK: u8 = 1;
+    const DONE: u8 = 2;
+    let mut seen = vec![NEW; parent_of.len()];
     let mut walk = Vec::new();
     for &start in listed {
-        if seen.contains_key(&start) {
+        if seen[start] != NEW {
             continue;
         }
         let mut cur = start;
         loop {
-            seen.insert(cur, Seen::OnWalk);
+            seen[cur] = ON_WALK;
             walk.push(cur);
-            let Some(&p) = parent_of.get(&cur) else { break };
-            match seen.get(&p) {
-                Some(Seen::OnWalk) => {
-                    parent_of.remove(&cur);
+            let Some(p) = parent_of[cur] else { break };
+            match seen[p] {
+                ON_WALK => {
+                    parent_of[cur] = None;
                     break;
                 }
-                Some(Seen::Done) => break,
-                None => cur = p,
+                DONE => break,
+                _ => cur = p,
             }
         }
         for i in walk.drain(..) {
-            seen.insert(i, Seen::Done);
+            seen[i] = DONE;
         }
     }
 }
@@ -103,46 +102,38 @@ fn break_cycles(listed: &[usize], parent_of: &mut HashMap<usize, usize>) {
 /// in their subtree (then by path), flattened depth first with `├─`/`└─` prefixes.
 pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Row> {
     let parent_of = parents(records, listed);
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); records.len()];
     let mut roots = Vec::new();
     for &i in listed {
-        match parent_of.get(&i) {
-            Some(&p) => children.entry(p).or_default().push(i),
+        match parent_of[i] {
+            Some(p) => children[p].push(i),
             None => roots.push(i),
         }
     }
     // Most recent activity anywhere in the subtree: children before parents, found by a walk
     // from the roots (every listed session is under one, the cycles being broken).
-    let mut latest: HashMap<usize, i64> = listed
-        .iter()
-        .map(|&i| (i, records[i].info.modified_ms))
-        .collect();
+    let mut latest: Vec<i64> = records.iter().map(|r| r.info.modified_ms).collect();
     let mut preorder = Vec::with_capacity(listed.len());
     let mut stack: Vec<usize> = roots.clone();
     while let Some(i) = stack.pop() {
         preorder.push(i);
-        if let Some(kids) = children.get(&i) {
-            stack.extend(kids.iter().copied());
-        }
+        stack.extend(children[i].iter().copied());
     }
     for &i in preorder.iter().rev() {
-        if let Some(&p) = parent_of.get(&i) {
-            let own = latest[&i];
-            if let Some(l) = latest.get_mut(&p) {
-                *l = (*l).max(own);
-            }
+        if let Some(p) = parent_of[i] {
+            latest[p] = latest[p].max(latest[i]);
         }
     }
     let order = |list: &mut Vec<usize>| {
-        list.sort_by(|a, b| {
+        list.sort_by(|&a, &b| {
             latest[b]
                 .cmp(&latest[a])
-                .then_with(|| records[*a].info.path.cmp(&records[*b].info.path))
+                .then_with(|| records[a].info.path.cmp(&records[b].info.path))
         });
     };
     order(&mut roots);
-    for list in children.values_mut() {
-        order(list);
+    for &i in &preorder {
+        order(&mut children[i]);
     }
     let mut rows = Vec::with_capacity(listed.len());
     // Iterative DFS: (record, depth, is_last, ancestors-continue flags of the drawn levels).
@@ -156,7 +147,8 @@ pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Ro
             record: i,
             prefix: prefix(depth, is_last, &ancestors),
         });
-        if let Some(kids) = children.get(&i) {
+        let kids = &children[i];
+        if !kids.is_empty() {
             let mut next = ancestors;
             // The root level never draws a line (as pi). Levels past the drawn depth are not
             // drawn, so their flags are not kept.
