@@ -13,6 +13,11 @@ use grove::text::sanitize::sanitize_line;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = run_cli(&cli);
+    // Problems with files read on the side (an agent's settings.json that is not a regular
+    // file): the browser shows them; a subcommand reports them here.
+    for problem in grove::storage::fsutil::take_problems() {
+        eprintln!("grove: warning: {}", sanitize_line(&problem));
+    }
     if cli.global.demo {
         grove::storage::demo::remove_demo_copy();
     }

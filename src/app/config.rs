@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::model::context::Dialect;
+use crate::storage::fsutil::{SMALL_FILE_CAP, SmallFileError, read_regular_file_capped};
 
 /// A key override: one key or several.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -87,14 +88,38 @@ impl Default for Config {
 /// Why the config could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: {source}")]
-    Io {
+    /// Not a regular file, too large, or unreadable.
+    #[error(transparent)]
+    Read(#[from] SmallFileError),
+    #[error("not UTF-8 text, so not read: {}", .path.display())]
+    NotText { path: PathBuf },
+    /// A TOML syntax error or an unknown section or key; `line` and `column` count from 1.
+    #[error("{}", parse_message(.message, *.location, .path))]
+    Parse {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        location: Option<(usize, usize)>,
+        message: String,
     },
-    #[error("{path}: {message}")]
-    Parse { path: PathBuf, message: String },
+}
+
+fn parse_message(message: &str, location: Option<(usize, usize)>, path: &Path) -> String {
+    let message = message.trim_end_matches('\n').trim();
+    match location {
+        Some((line, column)) => format!(
+            "line {line}, column {column}: {message} (in {})",
+            path.display()
+        ),
+        None => format!("{message} (in {})", path.display()),
+    }
+}
+
+/// A TOML error's position as line and column (both from 1, the column in characters).
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 impl Config {
@@ -114,27 +139,45 @@ impl Config {
         }
     }
 
+    /// Loads the config, falling back to the defaults when it cannot be used: grove still
+    /// starts, and the problems (with line and column for a TOML error) are returned for the
+    /// browser to show.
+    pub fn load_reporting() -> (Config, Vec<String>) {
+        match Self::load() {
+            Ok(c) => (c, Vec::new()),
+            Err(e) => (
+                Config::default(),
+                vec![format!("the config is not used: {e}; using the defaults")],
+            ),
+        }
+    }
+
+    /// Reads the config at `path`: a regular file of at most [`SMALL_FILE_CAP`] bytes (a FIFO
+    /// or a device is refused, never waited on); a missing file is the defaults.
     pub fn load_from(path: &Path) -> Result<Config, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(source) => {
-                return Err(ConfigError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+        let Some(bytes) = read_regular_file_capped(path, SMALL_FILE_CAP)? else {
+            return Ok(Config::default());
         };
-        Self::parse(&text).map_err(|message| ConfigError::Parse {
+        let text = String::from_utf8(bytes).map_err(|_| ConfigError::NotText {
             path: path.to_path_buf(),
-            message,
-        })
+        })?;
+        toml::from_str::<RawConfig>(&text)
+            .map(Config::from_raw)
+            .map_err(|e| ConfigError::Parse {
+                path: path.to_path_buf(),
+                location: e.span().map(|span| line_column(&text, span.start)),
+                message: e.message().to_owned(),
+            })
     }
 
     pub fn parse(text: &str) -> Result<Config, String> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+        Ok(Config::from_raw(raw))
+    }
+
+    fn from_raw(raw: RawConfig) -> Config {
         let defaults = Config::default();
-        Ok(Config {
+        Config {
             theme: raw.theme,
             pi_command: raw.agents.pi.unwrap_or(defaults.pi_command),
             atomic_command: raw.agents.atomic.unwrap_or(defaults.atomic_command),
@@ -144,7 +187,7 @@ impl Config {
                 .map(|(k, v)| (k, v.into_vec()))
                 .collect(),
             mouse: raw.mouse.unwrap_or(true),
-        })
+        }
     }
 
     /// The command line that resumes a session of `agent`, split into program and arguments.
@@ -219,6 +262,58 @@ mod tests {
         assert!(c.mouse);
         assert!(!Config::parse("mouse = false").unwrap().mouse);
         assert!(Config::parse("[nope]\nx = 1").is_err());
+    }
+
+    #[test]
+    fn a_syntax_error_names_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[theme]\naccent = \"blue\"\n\n[keys]\nrename = = 1\n",
+        )
+        .unwrap();
+        let e = Config::load_from(&path).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ConfigError::Parse {
+                    location: Some((5, 10)),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.starts_with("line 5, column 10: "), "{text}");
+        assert!(
+            text.ends_with(&format!("(in {})", path.display())),
+            "{text}"
+        );
+        std::fs::write(&path, "[nope]\nx = 1\n").unwrap();
+        let e = Config::load_from(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with("line 1, column 2: unknown field `nope`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn only_small_regular_files_are_read() {
+        let e = Config::load_from(Path::new("/dev/zero")).unwrap_err();
+        assert!(
+            matches!(e, ConfigError::Read(SmallFileError::NotRegular { .. })),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, "#".repeat(SMALL_FILE_CAP as usize + 1)).unwrap();
+        let e = Config::load_from(&big).unwrap_err();
+        assert!(
+            matches!(e, ConfigError::Read(SmallFileError::TooLarge { .. })),
+            "{e}"
+        );
+        assert!(Config::load_from(dir.path()).is_err());
     }
 
     #[test]

@@ -100,10 +100,14 @@ pub fn wrap_text(text: &str, width: usize) -> Vec<String> {
                 out.push(cur.trim_end().to_owned());
                 cur = String::new();
             }
-            // A word longer than the line is cut hard.
+            // A word longer than the line is cut hard, each piece measured once (measuring
+            // the rest of a 1 MB word for every piece was quadratic).
             let mut rest = word;
-            while rest.width() > width {
+            loop {
                 let piece = truncate_hard(rest, width);
+                if piece.len() == rest.len() {
+                    break;
+                }
                 out.push(piece.to_owned());
                 rest = &rest[piece.len()..];
             }
@@ -135,6 +139,8 @@ fn truncate_hard(s: &str, width: usize) -> &str {
 
 /// One line of untrusted text, sanitized and cut to `max` columns.
 pub fn one_line(text: &str, max: usize) -> String {
+    // Only what can be shown is sanitized and measured.
+    let text = crate::text::clip::clip_to_cells(text.trim_start(), max.saturating_add(1));
     let clean = crate::text::sanitize::sanitize_line(text);
     truncate_width(clean.trim(), max).into_owned()
 }

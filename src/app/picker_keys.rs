@@ -14,6 +14,10 @@ use super::state::{AppState, Liveness, Mode, NameFilter, Scope, Screen, StatusKi
 use super::text_input::Edit;
 
 pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
+    // The start-up notice is over everything: its keys first.
+    if super::notice::on_key(state, &key, fx) {
+        return;
+    }
     let context = active_context(state);
     let global = state
         .keymap
@@ -252,7 +256,7 @@ pub(crate) fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>
 
 pub(crate) fn on_mouse(state: &mut AppState, m: MouseEvent) {
     let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
-    if state.mode != Mode::Normal || too_small(area) {
+    if state.mode != Mode::Normal || state.notice.is_some() || too_small(area) {
         return;
     }
     if let Screen::View { view, .. } = &mut state.screen {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::model::context::{Dialect, LeafChoice, build_context};
 use crate::model::entry::content_text;
-use crate::storage::read::{load_session, mtime_ms, open_regular};
+use crate::storage::read::{SlimMode, load_session_cancellable, mtime_ms, open_regular};
 
 /// At most this many messages of the active branch are kept.
 pub const MAX_MESSAGES: usize = 400;
@@ -41,7 +41,17 @@ pub struct Preview {
 
 /// Loads the preview of the session at `path`.
 pub fn load_preview(path: &Path, agent: Dialect) -> Result<Preview, String> {
-    let session = load_session(path).map_err(|e| e.to_string())?;
+    load_preview_cancellable(path, agent, &|| false)
+}
+
+/// [`load_preview`] whose read of the file stops once `cancelled` returns true.
+pub fn load_preview_cancellable(
+    path: &Path,
+    agent: Dialect,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Preview, String> {
+    let session =
+        load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
     let ctx = build_context(&session, LeafChoice::Current, agent);
     let mut labels: Vec<String> = session
         .tree

@@ -30,7 +30,8 @@ pub fn meta_lines(
     } else {
         Tone::Bold
     };
-    for l in wrap_text(info.title(), width).into_iter().take(3) {
+    let title = crate::text::clip::clip_to_cells(info.title(), width.saturating_mul(3));
+    for l in wrap_text(title, width).into_iter().take(3) {
         lines.push(TextLine::one(title_style, l));
     }
     lines.push(field(

@@ -10,7 +10,7 @@ use crate::storage::trash::Trashed;
 
 pub use super::record::{SessionRecord, same_dir};
 pub use super::rows::Row;
-use super::rows::{plain_rows, sort_recent, threaded_rows};
+use super::rows::{plain_rows, sort_recent};
 
 use super::keymap::Keymap;
 use super::preview::Preview;
@@ -271,6 +271,8 @@ pub struct AppState {
     pub writes_in_flight: usize,
     /// Quit was asked for while a write was in flight: quit when it is done.
     pub quit_when_idle: bool,
+    /// The start-up notice (config problems), over everything until dismissed.
+    pub notice: Option<super::notice::Notice>,
 }
 
 impl AppState {
@@ -291,6 +293,7 @@ impl AppState {
             notices: Vec::new(),
             writes_in_flight: 0,
             quit_when_idle: false,
+            notice: None,
         }
     }
 
@@ -359,7 +362,7 @@ impl PickerState {
             .collect();
         self.rows = if !self.has_query() {
             match self.sort {
-                SortMode::Threaded => threaded_rows(&self.records, &listed),
+                SortMode::Threaded => super::threads::threaded_rows(&self.records, &listed),
                 SortMode::Recent | SortMode::Fuzzy => {
                     let mut l = listed;
                     sort_recent(&self.records, &mut l);

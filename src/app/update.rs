@@ -100,6 +100,7 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::Mouse(m) => on_mouse(state, m),
+        Event::Paste(_) if state.notice.is_some() => {}
         Event::Paste(text) if matches!(state.screen, Screen::View { .. }) => {
             if let Screen::View { view, .. } = &mut state.screen {
                 view_update::paste(view, &text);

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod demo;
 pub mod fastscan;
 pub mod fork;
+pub mod fsutil;
 pub mod index;
 pub mod read;
 pub mod roots;

@@ -78,6 +78,16 @@ pub fn load_session(path: &Path) -> Result<Session, ReadError> {
 
 /// [`load_session`] with the choice of slim loading made by the caller.
 pub fn load_session_with(path: &Path, mode: SlimMode) -> Result<Session, ReadError> {
+    load_session_cancellable(path, mode, &|| false)
+}
+
+/// [`load_session_with`] that stops early once `cancelled` returns true (asked before every
+/// read of the file, so between blocks): the result is then an I/O error saying so.
+pub fn load_session_cancellable(
+    path: &Path,
+    mode: SlimMode,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Session, ReadError> {
     let (file, meta) = open_regular(path)?;
     let slim = match mode {
         SlimMode::Auto => meta.len() >= SLIM_LOAD_MIN_BYTES,
@@ -94,11 +104,26 @@ pub fn load_session_with(path: &Path, mode: SlimMode) -> Result<Session, ReadErr
             source: &source,
             expected_bytes: meta.len(),
         };
-        ParsedSession::read_with(file, Some(load))
+        ParsedSession::read_with(Cancellable { file, cancelled }, Some(load))
     } else {
-        ParsedSession::read(file)
+        ParsedSession::read(Cancellable { file, cancelled })
     };
     Ok(Session::new(parsed.map_err(|e| ReadError::io(path, e))?))
+}
+
+/// A reader that fails once its load is cancelled.
+struct Cancellable<'a, R> {
+    file: R,
+    cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl<R: io::Read> io::Read for Cancellable<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if (self.cancelled)() {
+            return Err(io::Error::other("loading was cancelled"));
+        }
+        self.file.read(buf)
+    }
 }
 
 /// A session file read back by position.

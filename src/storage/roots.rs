@@ -87,8 +87,16 @@ pub fn sessions_dir(agent: Dialect, env: &dyn Env) -> Option<PathBuf> {
 }
 
 fn setting_session_dir(agent_dir: &Path, env: &dyn Env) -> Option<PathBuf> {
-    let text = fs::read_to_string(agent_dir.join("settings.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    // Only a small regular file: a FIFO or a device here must not hang or flood every command.
+    let path = agent_dir.join("settings.json");
+    let text = match super::fsutil::read_regular_file_capped(&path, super::fsutil::SMALL_FILE_CAP) {
+        Ok(text) => text?,
+        Err(e) => {
+            super::fsutil::report_problem(format!("the agent's settings are ignored: {e}"));
+            return None;
+        }
+    };
+    let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
     let dir = v.get("sessionDir")?.as_str()?.trim();
     if dir.is_empty() {
         return None;

@@ -1,4 +1,6 @@
-//! Text shared by every layer: the sanitizer (what reaches a terminal or a pipe) and path display.
+//! Text shared by every layer: the sanitizer (what reaches a terminal or a pipe), clipping to
+//! what a view can show, and path display.
 
+pub mod clip;
 pub mod paths;
 pub mod sanitize;

@@ -1,3 +1,8 @@
-//! The terminal runtime: terminal set-up and restore, the event loop, and effect execution.
+//! The terminal runtime: terminal set-up and restore, signals, the event loop, the job pool
+//! and effect execution.
 
+mod effects;
+mod jobs;
 pub mod run;
+mod signals;
+pub mod terminal;

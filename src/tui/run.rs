@@ -1,132 +1,72 @@
-//! The event loop: one channel for input, background results and ticks; drain, update, redraw
-//! (throttled, only when something changed); effects executed here, slow ones on threads.
+//! The browser's runtime: set up the terminal, listen for signals, run the event loop (one
+//! channel for input, background results, signals and ticks; drain, update, redraw throttled
+//! and only when something changed), then restore the terminal and act on how it ended.
 
-use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{
-    self as ct, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste,
-    EnableMouseCapture,
-};
-use ratatui::crossterm::execute;
-use ratatui::crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-};
+use ratatui::crossterm::event as ct;
 
 use crate::model::context::Dialect;
-use crate::storage::append::{NewEntry, append_entry, now_ms};
-use crate::storage::read::scan_info;
+use crate::storage::append::now_ms;
 use crate::storage::roots::SessionRoot;
-use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
 use crate::text::sanitize::{is_clean, sanitize_line};
+use crate::app::theme::no_color_env;
 
 use crate::app::config::Config;
-use crate::app::event::{Effect, Event, SearchRequest};
+use crate::app::event::Event;
 use crate::app::launch::{BrowserArgs, Setup};
-use crate::app::live::check_liveness;
-use crate::app::matcher::execute_search;
-use crate::app::preview::load_preview;
-use crate::app::session_view;
+use crate::app::notice::Notice;
 use crate::app::source::{IndexSource, SessionSource};
-use crate::app::state::{AppState, Options, Scope, SessionRecord};
-use crate::app::theme::no_color_env;
+use crate::app::state::{AppState, Options, Scope};
 use crate::app::update::{TICK_MS, apply, settle, start, update};
 use crate::storage::index::Index;
+
+pub use super::effects::delete_session;
+use super::effects::{Exit, Msg, Runner};
+use super::signals::{self, Signal};
+use super::terminal;
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
 
-/// How the browser ended.
-enum Exit {
-    Code(u8),
-    Print(PathBuf),
-    PrintLine(String),
-    Launch {
-        path: PathBuf,
-        agent: Dialect,
-        cwd: PathBuf,
-    },
-}
-
-/// Where the UI is drawn: stdout, or the controlling terminal in `--print` mode so stdout
-/// stays free for the chosen path (like fzf).
-static DRAW_ON_TTY: OnceLock<bool> = OnceLock::new();
-
-fn ui_writer() -> Box<dyn Write + Send> {
-    if *DRAW_ON_TTY.get().unwrap_or(&false)
-        && let Ok(tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty")
-    {
-        return Box::new(tty);
-    }
-    if *DRAW_ON_TTY.get().unwrap_or(&false) {
-        return Box::new(io::stderr());
-    }
-    Box::new(io::stdout())
-}
-
-/// Puts the terminal back: safe to call more than once, from the panic hook too.
+/// Puts the terminal back if the browser set it up (and only then: a browser that failed to
+/// start writes nothing). Safe to call more than once.
 pub fn restore_terminal() {
-    let _ = disable_raw_mode();
-    let mut w = ui_writer();
-    let _ = execute!(
-        w,
-        DisableBracketedPaste,
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        ratatui::crossterm::cursor::Show
-    );
-    let _ = w.flush();
-}
-
-/// Restores the terminal when dropped, whatever path leaves the loop.
-struct TerminalGuard;
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore_terminal();
-    }
+    terminal::restore();
 }
 
 type Term = Terminal<CrosstermBackend<Box<dyn Write + Send>>>;
 
-fn setup_terminal() -> Result<(Term, TerminalGuard)> {
-    // Restore before the panic message is printed (color-eyre's hook runs after ours).
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
-        previous(info);
-    }));
-    enable_raw_mode().wrap_err("cannot switch the terminal to raw mode")?;
-    let guard = TerminalGuard;
-    let mut w = ui_writer();
-    execute!(
-        w,
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        EnableBracketedPaste
-    )
-    .wrap_err("cannot set up the terminal")?;
-    let terminal = Terminal::new(CrosstermBackend::new(ui_writer()))?;
+fn setup_terminal() -> Result<(Term, terminal::Guard)> {
+    terminal::install_panic_hook();
+    let writer = terminal::writer().ok_or_else(|| eyre!("cannot open the terminal"))?;
+    terminal::enter().wrap_err("cannot set up the terminal")?;
+    let guard = terminal::Guard;
+    let terminal = Terminal::new(CrosstermBackend::new(writer))?;
     Ok((terminal, guard))
 }
 
 /// Reads terminal input on its own thread until told to stop (so a launched agent gets stdin).
-fn spawn_input(tx: Sender<Event>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match ct::poll(Duration::from_millis(50)) {
                 Ok(false) => continue,
                 Ok(true) => {}
-                Err(_) => break,
+                Err(_) => {
+                    let _ = tx.send(Msg::InputClosed);
+                    break;
+                }
             }
             let ev = match ct::read() {
                 Ok(ct::Event::Key(k)) => Event::Key(k),
@@ -134,251 +74,34 @@ fn spawn_input(tx: Sender<Event>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
                 Ok(ct::Event::Resize(w, h)) => Event::Resize(w, h),
                 Ok(ct::Event::Paste(s)) => Event::Paste(s),
                 Ok(_) => continue,
-                Err(_) => break,
+                Err(_) => {
+                    let _ = tx.send(Msg::InputClosed);
+                    break;
+                }
             };
-            if tx.send(ev).is_err() {
+            if tx.send(Msg::App(ev)).is_err() {
                 break;
             }
         }
     })
-}
-
-/// One search at a time, always the newest; a running search stops when a newer one arrives.
-fn spawn_search_worker(events: Sender<Event>, latest: Arc<AtomicU64>) -> Sender<SearchRequest> {
-    let (tx, rx) = mpsc::channel::<SearchRequest>();
-    std::thread::spawn(move || {
-        while let Ok(mut req) = rx.recv() {
-            while let Ok(newer) = rx.try_recv() {
-                req = newer;
-            }
-            let generation = req.generation;
-            if latest.load(Ordering::Relaxed) != generation {
-                continue;
-            }
-            let cancelled = || latest.load(Ordering::Relaxed) != generation;
-            if let Some(matches) = execute_search(&req, &cancelled)
-                && events
-                    .send(Event::SearchResult {
-                        generation,
-                        matches,
-                    })
-                    .is_err()
-            {
-                break;
-            }
-        }
-    });
-    tx
-}
-
-/// Loads previews, newest request first; skipped ones are reported so they can be re-asked.
-fn spawn_preview_worker(events: Sender<Event>) -> Sender<(PathBuf, Dialect)> {
-    let (tx, rx) = mpsc::channel::<(PathBuf, Dialect)>();
-    std::thread::spawn(move || {
-        while let Ok(mut req) = rx.recv() {
-            while let Ok(newer) = rx.try_recv() {
-                let _ = events.send(Event::PreviewCancelled { path: req.0 });
-                req = newer;
-            }
-            let (path, agent) = req;
-            let result = load_preview(&path, agent).map(Arc::new);
-            if events.send(Event::PreviewLoaded { path, result }).is_err() {
-                break;
-            }
-        }
-    });
-    tx
-}
-
-/// A file write for the write worker; its event (if any) goes back to the loop.
-type WriteJob = Box<dyn FnOnce() -> Option<Event> + Send>;
-
-/// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
-/// an append chains to the file's last entry, so two appends running at once could both
-/// take the same parent.
-fn spawn_write_worker(events: Sender<Event>) -> Sender<WriteJob> {
-    let (tx, rx) = mpsc::channel::<WriteJob>();
-    std::thread::spawn(move || {
-        while let Ok(job) = rx.recv() {
-            if let Some(event) = job()
-                && events.send(event).is_err()
-            {
-                break;
-            }
-        }
-    });
-    tx
-}
-
-fn background(tx: &Sender<Event>, job: impl FnOnce() -> Event + Send + 'static) {
-    let tx = tx.clone();
-    std::thread::spawn(move || {
-        let _ = tx.send(job());
-    });
-}
-
-struct Runner {
-    tx: Sender<Event>,
-    source: Arc<dyn SessionSource>,
-    search_tx: Sender<SearchRequest>,
-    search_latest: Arc<AtomicU64>,
-    preview_tx: Sender<(PathBuf, Dialect)>,
-    write_tx: Sender<WriteJob>,
-    current_dir: Option<PathBuf>,
-    /// What deletes are checked against.
-    roots: Arc<[SessionRoot]>,
-}
-
-impl Runner {
-    fn write(&self, job: impl FnOnce() -> Option<Event> + Send + 'static) {
-        let _ = self.write_tx.send(Box::new(job));
-    }
-
-    /// Executes one effect; `Some` ends the loop.
-    fn execute(&self, effect: Effect) -> Option<Exit> {
-        match effect {
-            Effect::StartScan { generation } => {
-                let source = Arc::clone(&self.source);
-                let tx = self.tx.clone();
-                std::thread::spawn(move || {
-                    source.scan(&mut |update| {
-                        tx.send(Event::ScanResult { generation, update }).is_ok()
-                    });
-                });
-            }
-            Effect::RunSearch(req) => {
-                self.search_latest.store(req.generation, Ordering::Relaxed);
-                let _ = self.search_tx.send(req);
-            }
-            Effect::LoadPreview { path, agent } => {
-                let _ = self.preview_tx.send((path, agent));
-            }
-            Effect::OpenSession {
-                record,
-                path,
-                agent,
-                viewport,
-                home,
-            } => {
-                let _ = self.preview_tx.send((path.clone(), agent));
-                background(&self.tx, move || Event::SessionOpened {
-                    record,
-                    result: session_view::SessionViewState::open(&path, agent, viewport, home),
-                    path,
-                });
-            }
-            Effect::View { session, effect } => self.write(move || {
-                session_view::execute(&effect).map(|outcome| Event::ViewDone {
-                    path: session,
-                    outcome: Box::new(outcome),
-                })
-            }),
-            Effect::RefreshRecord { path, agent } => {
-                let current_dir = self.current_dir.clone();
-                background(&self.tx, move || Event::RecordRefreshed {
-                    result: scan_info(&path, agent)
-                        .map(|info| Arc::new(SessionRecord::new(info, current_dir.as_deref())))
-                        .map_err(|e| e.to_string()),
-                    path,
-                });
-            }
-            Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
-            Effect::Discard(view) => {
-                std::thread::spawn(move || drop(view));
-            }
-            Effect::CheckLive { record, path } => {
-                background(&self.tx, move || Event::LiveChecked {
-                    record,
-                    liveness: check_liveness(&path, SystemTime::now()),
-                })
-            }
-            Effect::AppendRename { record, path, name } => {
-                let current_dir = self.current_dir.clone();
-                self.write(move || {
-                    Some(Event::Renamed {
-                        record,
-                        result: rename(&path, name, current_dir.as_deref()),
-                    })
-                });
-            }
-            effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
-                let roots = Arc::clone(&self.roots);
-                self.write(move || delete_session(&effect, &roots));
-            }
-            Effect::RestoreTrash(item) => self.write(move || {
-                let result = restore(&item.trashed).map_err(|e| e.to_string());
-                Some(Event::Restored { item, result })
-            }),
-            Effect::Print(path) => return Some(Exit::Print(path)),
-            Effect::LaunchAgent { path, agent, cwd } => {
-                return Some(Exit::Launch { path, agent, cwd });
-            }
-            Effect::Quit { code } => return Some(Exit::Code(code)),
-        }
-        None
-    }
-}
-
-/// Runs a delete effect (to the trash, or permanently after the second confirmation) with the
-/// guard `grove rm` uses: only a file grove lists under `roots` is deleted, so a path that left
-/// the roots since the scan (a folder swapped for a link, a record from elsewhere) is refused.
-/// A refusal ends the delete with an error rather than offering permanent deletion. `None` for
-/// any other effect.
-pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
-    let (record, path, permanent) = match effect {
-        Effect::TrashSession { record, path } => (*record, path, false),
-        Effect::DeletePermanently { record, path } => (*record, path, true),
-        _ => return None,
-    };
-    if let Err(e) = check_in_roots(path, roots) {
-        return Some(Event::DeletedPermanently {
-            record,
-            result: Err(e.to_string()),
-        });
-    }
-    Some(if permanent {
-        Event::DeletedPermanently {
-            record,
-            result: delete_permanently(path)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-        }
-    } else {
-        Event::Trashed {
-            record,
-            result: trash_session(path).map_err(|e| e.to_string()),
-        }
-    })
-}
-
-fn rename(
-    path: &Path,
-    name: String,
-    current_dir: Option<&Path>,
-) -> Result<Arc<SessionRecord>, String> {
-    let before = scan_info(path, None).map_err(|e| e.to_string())?;
-    append_entry(path, NewEntry::Rename { name }).map_err(|e| e.to_string())?;
-    let info = scan_info(path, Some(before.agent)).map_err(|e| e.to_string())?;
-    Ok(Arc::new(SessionRecord::new(info, current_dir)))
 }
 
 /// Runs the browser for the command-line options; returns the process exit code.
 pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
-    let config = Config::load().wrap_err("cannot read the config file")?;
+    // A config that cannot be used is reported in the browser, which starts with the defaults.
+    let (config, mut problems) = Config::load_reporting();
     let Setup {
         keymap,
         palette,
-        problems,
+        problems: setup_problems,
     } = Setup::from_config(&config, no_color_env());
-    for p in &problems {
-        eprintln!("grove: config: {}", sanitize_line(p));
-    }
+    problems.extend(setup_problems);
     let roots = global.roots().wrap_err("cannot find the session folders")?;
+    // Problems met while finding the roots (an agent's settings.json that is a FIFO, …).
+    problems.extend(crate::storage::fsutil::take_problems());
     let current_dir = std::env::current_dir().ok();
-    if global.print && !io::stdin().is_terminal() && std::fs::File::open("/dev/tty").is_err() {
-        return Err(eyre!("--print needs a terminal to draw on"));
-    }
-    let _ = DRAW_ON_TTY.set(global.print && !io::stdout().is_terminal());
+    // Before anything is drawn: stdout when it is a terminal, else /dev/tty, else refuse.
+    terminal::choose_target()?;
 
     let options = Options {
         print_mode: global.print,
@@ -386,6 +109,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);
+    state.notice = Notice::config_problems(problems);
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;
@@ -398,29 +122,26 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         index: std::sync::Mutex::new(Index::open(global.no_cache || global.demo)),
     });
 
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let signal_tx = tx.clone();
+    let listener = signals::listen(move |s| signal_tx.send(Msg::Signal(s)).is_ok())
+        .wrap_err("cannot listen for signals")?;
     let (mut terminal, guard) = setup_terminal()?;
-    let (tx, rx) = mpsc::channel::<Event>();
     let stop = Arc::new(AtomicBool::new(false));
     let input = spawn_input(tx.clone(), Arc::clone(&stop));
-    let search_latest = Arc::new(AtomicU64::new(0));
-    let runner = Runner {
-        search_tx: spawn_search_worker(tx.clone(), Arc::clone(&search_latest)),
-        preview_tx: spawn_preview_worker(tx.clone()),
-        write_tx: spawn_write_worker(tx.clone()),
-        tx,
-        source,
-        search_latest,
-        current_dir,
-        roots: delete_roots,
-    };
+    let mut runner = Runner::new(tx, source, current_dir, delete_roots);
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
-    let result = event_loop(&mut terminal, &mut state, &runner, &rx);
+    let result = event_loop(&mut terminal, &mut state, &mut runner, &rx);
     stop.store(true, Ordering::Relaxed);
+    runner.shut_down();
     let _ = input.join();
     drop(terminal);
     drop(guard);
-    match result? {
+    let exit = result?;
+    // Signals now act as on a shell waiting for its job (the agent, if one is launched).
+    listener.hand_over();
+    match exit {
         Exit::Code(c) => Ok(ExitCode::from(c)),
         Exit::Print(path) => print_for_scripts(path.to_str()),
         Exit::PrintLine(line) => {
@@ -439,9 +160,11 @@ fn print_for_scripts(line: Option<&str>) -> Result<ExitCode> {
     match line {
         Some(line) if is_clean(line) => {
             let mut out = io::stdout().lock();
-            writeln!(out, "{line}")?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            match writeln!(out, "{line}").and_then(|()| out.flush()) {
+                // The reader went away (`grove --print | head -c 5`): not grove's error.
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(ExitCode::SUCCESS),
+            }
         }
         Some(line) => {
             eprintln!(
@@ -460,18 +183,24 @@ fn print_for_scripts(line: Option<&str>) -> Result<ExitCode> {
 fn event_loop(
     terminal: &mut Term,
     state: &mut AppState,
-    runner: &Runner,
-    rx: &Receiver<Event>,
+    runner: &mut Runner,
+    rx: &Receiver<Msg>,
 ) -> Result<Exit> {
     let tick = Duration::from_millis(TICK_MS);
     let mut effects = start(state);
     let mut last_draw: Option<Instant> = None;
     let mut last_tick = Instant::now();
+    // SIGCONT follows grove's own stop: the terminal is already set up again.
+    let mut resumed = false;
     loop {
         for effect in effects.drain(..) {
             if let Some(exit) = runner.execute(effect) {
                 return Ok(exit);
             }
+        }
+        runner.reconcile(state);
+        if terminal::panicked() {
+            return Err(eyre!("a background task failed (see the message above)"));
         }
         let since_draw = last_draw.map_or(FRAME, |t| t.elapsed());
         if state.dirty && since_draw >= FRAME {
@@ -485,28 +214,68 @@ fn event_loop(
         } else {
             until_tick
         };
-        match rx.recv_timeout(wait) {
-            Ok(ev) => {
-                effects.extend(apply(state, ev));
-                // Drain what is already queued, but keep drawing under a flood; the search,
-                // preview and transcript are asked for once, for where the burst ended.
-                let deadline = Instant::now() + FRAME;
-                while Instant::now() < deadline {
-                    match rx.try_recv() {
-                        Ok(ev) => effects.extend(apply(state, ev)),
-                        Err(_) => break,
+        let first = match rx.recv_timeout(wait) {
+            Ok(msg) => Some(msg),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Code(0)),
+        };
+        if let Some(msg) = first {
+            // Drain what is already queued, but keep drawing under a flood; the search,
+            // preview and transcript are asked for once, for where the burst ended.
+            let deadline = Instant::now() + FRAME;
+            let mut next = Some(msg);
+            while let Some(msg) = next.take() {
+                match msg {
+                    Msg::App(ev) => effects.extend(apply(state, ev)),
+                    Msg::Done {
+                        job,
+                        generation,
+                        event,
+                    } => {
+                        if runner.accept(job, generation) {
+                            effects.extend(apply(state, event));
+                        }
+                    }
+                    Msg::Signal(Signal::Quit(sig)) => {
+                        return Ok(Exit::Code((128 + sig).clamp(0, 255) as u8));
+                    }
+                    Msg::InputClosed => return Ok(Exit::Code(1)),
+                    Msg::Signal(Signal::Suspend) => {
+                        terminal::suspend().wrap_err("cannot set up the terminal again")?;
+                        resumed = true;
+                        redraw_all(terminal, state, &mut effects)?;
+                    }
+                    Msg::Signal(Signal::Continue) => {
+                        if !std::mem::take(&mut resumed) {
+                            terminal::resume().wrap_err("cannot set up the terminal again")?;
+                            redraw_all(terminal, state, &mut effects)?;
+                        }
                     }
                 }
-                settle(state, &mut effects);
+                if Instant::now() < deadline {
+                    next = rx.try_recv().ok();
+                }
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Code(0)),
+            settle(state, &mut effects);
         }
         if last_tick.elapsed() >= tick {
             last_tick = Instant::now();
             effects.extend(update(state, Event::Tick));
         }
     }
+}
+
+/// After a stop: the screen may hold anything and the size may have changed.
+fn redraw_all(
+    terminal: &mut Term,
+    state: &mut AppState,
+    effects: &mut Vec<crate::app::event::Effect>,
+) -> Result<()> {
+    terminal.clear()?;
+    let size = terminal.size()?;
+    effects.extend(apply(state, Event::Resize(size.width, size.height)));
+    state.dirty = true;
+    Ok(())
 }
 
 /// Runs the session's agent in the session's folder (the terminal is already restored).

@@ -5,6 +5,7 @@
 pub mod dialogs;
 pub mod footer;
 pub mod help;
+pub mod notice;
 pub mod picker;
 pub mod preview;
 pub mod rendered;
@@ -41,6 +42,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
+    }
+    if let Some(n) = &state.notice {
+        notice::draw_notice(frame, area, n, &Theme::of(state));
     }
 }
 

@@ -302,7 +302,8 @@ pub fn row_line(
     let title_room = width
         .saturating_sub(2 + prefix_w + right_w + 2)
         .max(10.min(width.saturating_sub(2 + prefix_w)));
-    let full_title = sanitize_line(info.title()).trim().to_owned();
+    let shown = crate::text::clip::clip_to_cells(info.title().trim_start(), title_room + 1);
+    let full_title = sanitize_line(shown).trim().to_owned();
     let title = truncate_width(&full_title, title_room).into_owned();
 
     let base = if deleting {

@@ -154,7 +154,8 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &
     let entries = state.session.entries().len();
     let mut spans = vec![
         Span::styled(
-            sanitize_line(&name).into_owned(),
+            sanitize_line(crate::text::clip::clip_to_cells(&name, area.width as usize))
+                .into_owned(),
             Style::new().add_modifier(Modifier::BOLD),
         ),
         Span::styled(
