@@ -14,7 +14,7 @@ fn key(s: &str) -> KeySpec {
 }
 
 /// The default bindings, layer by layer, in the order the footer and help show them.
-pub fn default_bindings() -> Vec<Binding> {
+pub(crate) fn default_bindings() -> Vec<Binding> {
     let mut out = Vec::new();
     let mut add = |contexts: &[C], action: A, keys: &[&str]| {
         for &context in contexts {

@@ -47,7 +47,7 @@ fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
 }
 
 /// Draws the dialog of the current mode, if it has one.
-pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
+pub(crate) fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &Theme::of(state);
     let home = state.options.home.as_deref();
     let km = &state.keymap;

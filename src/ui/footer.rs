@@ -9,7 +9,7 @@ use crate::ui::theme::Theme;
 
 /// The key hints of a layer, with some hint words replaced (`(Action::Open, "print")`);
 /// the replaced ones, being about the state on screen, come first.
-pub fn footer_line(
+pub(crate) fn footer_line(
     keymap: &Keymap,
     context: KeyContext,
     t: &Theme,
@@ -31,7 +31,7 @@ pub fn footer_line(
 }
 
 /// `key word` pairs separated by ` · `, as many as fit in `width`, the `help` one last.
-pub fn hints_line(hints: Vec<(String, String)>, t: &Theme, width: u16) -> Line<'static> {
+pub(crate) fn hints_line(hints: Vec<(String, String)>, t: &Theme, width: u16) -> Line<'static> {
     let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| h == "help");
     let w_of = |(k, h): &(String, String)| k.width() + h.width() + 1;
     let sep = 3;

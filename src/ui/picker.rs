@@ -254,7 +254,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
 }
 
 /// One session row: cursor, tree prefix, title (highlighted), then path, cwd, count and age.
-pub fn row_line(
+pub(crate) fn row_line(
     state: &AppState,
     row: &Row,
     selected: bool,
