@@ -54,6 +54,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Problems, &["ctrl+e"]);
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
+    add(p, A::Dismiss, &["ctrl+x"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);

@@ -264,7 +264,7 @@ pub struct AppState {
     /// Whether the confirmation on screen (if any) has been drawn: until then its keys do
     /// nothing, so a burst of keys cannot confirm what the user never saw.
     pub confirm_drawn: bool,
-    /// Notices that stay until dismissed (Esc with an empty query): unreadable files, config
+    /// Notices that stay until dismissed (`dismiss`, ctrl+x): unreadable files, config
     /// problems. The first is shown in the status line.
     pub notices: Vec<String>,
     /// File writes asked for and not yet reported back.

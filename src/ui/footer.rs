@@ -16,8 +16,26 @@ pub(crate) fn footer_line(
     width: u16,
     words: &[(Action, &'static str)],
 ) -> Line<'static> {
-    let (mut first, rest): (Vec<_>, Vec<_>) = keymap
-        .hints(context)
+    hints_line(footer_hints(keymap, context, words), t, width)
+}
+
+/// The hints [`footer_line`] shows, before fitting; an action without a hint word of its own
+/// (dismiss) is shown when `words` names it.
+pub(crate) fn footer_hints(
+    keymap: &Keymap,
+    context: KeyContext,
+    words: &[(Action, &'static str)],
+) -> Vec<(String, String)> {
+    let mut hints = keymap.hints(context);
+    for (action, word) in words {
+        if !hints.iter().any(|(_, a, _)| a == action) {
+            let key = keymap.key_label(context, *action);
+            if !key.is_empty() {
+                hints.insert(0, (key, *action, word));
+            }
+        }
+    }
+    let (mut first, rest): (Vec<_>, Vec<_>) = hints
         .into_iter()
         .map(
             |(key, action, hint)| match words.iter().find(|(a, _)| *a == action) {
@@ -27,7 +45,7 @@ pub(crate) fn footer_line(
         )
         .partition(|(replaced, _)| *replaced);
     first.extend(rest);
-    hints_line(first.into_iter().map(|(_, h)| h).collect(), t, width)
+    first.into_iter().map(|(_, h)| h).collect()
 }
 
 /// `key word` pairs separated by ` · `, as many as fit in `width`, the `help` one last.
