@@ -586,14 +586,14 @@ fn unreadable_files_are_reported_and_listed() {
         generation,
         update: ScanUpdate::Done,
     });
-    // A notice that stays (ticks do not clear it) until Esc dismisses it.
+    // A notice that stays (ticks do not clear it) until dismissed.
     for _ in 0..100 {
         h.send(Event::Tick);
     }
     let status = h.state.notices.first().cloned().unwrap();
     assert!(status.contains("1 file could not be read"), "{status}");
     assert!(status.contains("ctrl+e"), "{status}");
-    assert!(h.render().contains("esc dismiss"), "{}", h.render());
+    assert!(h.render().contains("ctrl+x dismiss"), "{}", h.render());
     h.ctrl('e');
     assert_eq!(h.state.mode, Mode::Problems { scroll: 0 });
     let screen = h.render();

@@ -124,3 +124,59 @@ fn session_screen() {
         harness
     });
 }
+
+#[test]
+fn problems_list() {
+    check("problems", |w, h| {
+        let mut harness = Harness::new(w, h);
+        let generation = harness.scan_generation();
+        harness.send(Event::ScanResult {
+            generation,
+            update: ScanUpdate::Failed(vec![grove::storage::roots::Skipped {
+                path: "/home/demo/.pi/agent/sessions/--home-demo--/broken.jsonl".into(),
+                reason: "no session header on the first line".into(),
+            }]),
+        });
+        harness.load(fixtures());
+        harness.ctrl('e');
+        harness
+    });
+}
+
+#[test]
+fn startup_notice() {
+    check("notice", |w, h| {
+        let mut harness = loaded(w, h);
+        harness
+            .state
+            .notices
+            .push("[keys] unknown action `lable`".into());
+        harness
+            .state
+            .notices
+            .push("[theme] accent: unknown colour `blu`".into());
+        harness
+    });
+}
+
+#[test]
+fn permanent_deletion_confirm() {
+    check("permanent_delete", |w, h| {
+        let mut harness = loaded(w, h);
+        harness.ctrl('d');
+        harness.key(KeyCode::Enter);
+        let record = harness.state.picker.rows[0].record;
+        harness.send(Event::Trashed {
+            record,
+            result: Err("no trash can on this file system".into()),
+        });
+        harness
+    });
+}
+
+#[test]
+fn too_small() {
+    let mut harness = loaded(100, 30);
+    harness.send(Event::Resize(30, 8));
+    insta::assert_snapshot!("too_small_30x8", harness.render());
+}

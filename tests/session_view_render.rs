@@ -198,3 +198,56 @@ fn hundred_thousand_entries_render_the_first_screen() {
     let screen = render(&state);
     assert!(screen.contains("user: question 0"), "{screen}");
 }
+
+/// Every popup and input of the view, at the three sizes.
+#[test]
+fn every_view_popup_at_three_sizes() {
+    type Keys = &'static [(KeyCode, KeyModifiers)];
+    const N: KeyModifiers = KeyModifiers::NONE;
+    let popups: [(&str, Keys); 7] = [
+        (
+            "checkout",
+            &[(KeyCode::Char('G'), N), (KeyCode::Char('c'), N)],
+        ),
+        ("label", &[(KeyCode::Char('L'), N)]),
+        ("export", &[(KeyCode::Char('e'), N)]),
+        ("help", &[(KeyCode::Char('?'), N)]),
+        (
+            "tree_search",
+            &[(KeyCode::Char('/'), N), (KeyCode::Char('t'), N)],
+        ),
+        (
+            "transcript_search",
+            &[
+                (KeyCode::Tab, N),
+                (KeyCode::Char('/'), N),
+                (KeyCode::Char('e'), N),
+            ],
+        ),
+        ("transcript", &[(KeyCode::Tab, N)]),
+    ];
+    for (name, keys) in popups {
+        for (w, h) in SIZES {
+            let mut state = open(&demo(BRANCHED_PI), Dialect::Pi, w, h);
+            for &(code, mods) in keys {
+                press(&mut state, code, mods);
+            }
+            insta::assert_snapshot!(format!("popup_{name}_{w}x{h}"), render(&state));
+        }
+    }
+}
+
+#[test]
+fn overwrite_confirmation_at_three_sizes() {
+    for (w, h) in SIZES {
+        let mut state = open(&demo(BRANCHED_PI), Dialect::Pi, w, h);
+        press(&mut state, KeyCode::Char('e'), KeyModifiers::NONE);
+        grove::app::session_view::apply_outcome(
+            &mut state,
+            grove::app::session_view::Outcome::Exported(Err(
+                grove::app::session_view::ExportFailure::Exists(PathBuf::from("notes.md")),
+            )),
+        );
+        insta::assert_snapshot!(format!("popup_overwrite_{w}x{h}"), render(&state));
+    }
+}

@@ -120,6 +120,8 @@ pub enum Action {
     Yes,
     No,
     DeleteForever,
+    /// Dismiss the first start-up notice (unreadable files, config problems).
+    Dismiss,
 }
 
 /// What the table says about an action.
@@ -133,7 +135,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 46] = [
+    pub const ALL: [Action; 47] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -180,6 +182,7 @@ impl Action {
         Action::Yes,
         Action::No,
         Action::DeleteForever,
+        Action::Dismiss,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -306,6 +309,7 @@ impl Action {
             A::Cancel => ("cancel", Some("cancel"), "cancel"),
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
+            A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

@@ -17,7 +17,7 @@ impl When {
     /// The condition a key gets in a layer: in the picker, whose typing goes to the search
     /// box, a key that edits text (a printable one, Backspace with any modifier, Delete) acts
     /// only while the query is empty.
-    pub fn for_key(context: KeyContext, key: &KeySpec) -> When {
+    pub(crate) fn for_key(context: KeyContext, key: &KeySpec) -> When {
         let printable = matches!(key.code, KeyCode::Char(_))
             && !key
                 .modifiers

@@ -10,7 +10,7 @@ use crate::model::entry::format_iso_ms;
 use crate::text::sanitize::{sanitize_multiline, truncate_width};
 
 /// pi's age format: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
-pub fn format_age(now_ms: i64, then_ms: i64) -> String {
+pub(crate) fn format_age(now_ms: i64, then_ms: i64) -> String {
     let diff = (now_ms - then_ms).max(0);
     let mins = diff / 60_000;
     let hours = diff / 3_600_000;
@@ -33,7 +33,7 @@ pub fn format_age(now_ms: i64, then_ms: i64) -> String {
 }
 
 /// `2026-11-30 12:00` (UTC).
-pub fn format_date(ms: i64) -> String {
+pub(crate) fn format_date(ms: i64) -> String {
     let iso = format_iso_ms(ms);
     match iso.get(..16) {
         Some(s) => format!("{} UTC", s.replace('T', " ")),
@@ -45,7 +45,7 @@ pub use crate::text::paths::shorten_home;
 
 /// Keeps the end of `s` within `max` columns, starting with `…` when cut (paths read best from
 /// the end).
-pub fn truncate_left(s: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn truncate_left(s: &str, max: usize) -> Cow<'_, str> {
     if s.width() <= max {
         return Cow::Borrowed(s);
     }
@@ -66,7 +66,7 @@ pub fn truncate_left(s: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// `950`, `12.3k`, `4.1M`.
-pub fn human_count(n: u64) -> String {
+pub(crate) fn human_count(n: u64) -> String {
     if n < 1000 {
         n.to_string()
     } else if n < 1_000_000 {
@@ -77,7 +77,7 @@ pub fn human_count(n: u64) -> String {
 }
 
 /// Sanitizes multi-line text and wraps it to `width` columns (words kept whole when they fit).
-pub fn wrap_text(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_text(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let clean = sanitize_multiline(text, 4);
     let mut out = Vec::new();
@@ -138,7 +138,7 @@ fn truncate_hard(s: &str, width: usize) -> &str {
 }
 
 /// One line of untrusted text, sanitized and cut to `max` columns.
-pub fn one_line(text: &str, max: usize) -> String {
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     // Only what can be shown is sanitized and measured.
     let text = crate::text::clip::clip_to_cells(text.trim_start(), max.saturating_add(1));
     let clean = crate::text::sanitize::sanitize_line(text);
@@ -147,7 +147,7 @@ pub fn one_line(text: &str, max: usize) -> String {
 
 /// An error message with the reason first: `PATH: reason` (how storage errors read) becomes
 /// `reason (file name)`, so a long path does not push the reason off the screen.
-pub fn reason_first(message: &str, path: &std::path::Path) -> String {
+pub(crate) fn reason_first(message: &str, path: &std::path::Path) -> String {
     let prefix = format!("{}: ", path.display());
     match message.strip_prefix(&prefix) {
         Some(reason) => {

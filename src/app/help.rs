@@ -12,7 +12,7 @@ use super::state::{AppState, Screen};
 use super::styled::{TextLine, Tone};
 
 /// The key context whose help the picker's overlay shows.
-pub fn help_context(state: &AppState) -> KeyContext {
+pub(crate) fn help_context(state: &AppState) -> KeyContext {
     match state.screen {
         Screen::Picker => KeyContext::Picker,
         Screen::Session { .. } => KeyContext::Preview,
@@ -48,7 +48,7 @@ fn common_lines(keymap: &Keymap, key_w: usize) -> Vec<TextLine> {
 }
 
 /// The picker's (or the preview screen's) help lines, without the closing hint.
-pub fn picker_help_lines(keymap: &Keymap, context: KeyContext) -> Vec<TextLine> {
+pub(crate) fn picker_help_lines(keymap: &Keymap, context: KeyContext) -> Vec<TextLine> {
     if matches!(context, KeyContext::Tree | KeyContext::Transcript) {
         return view_help_lines(keymap);
     }
@@ -79,7 +79,7 @@ pub fn picker_help_lines(keymap: &Keymap, context: KeyContext) -> Vec<TextLine> 
 
 /// The session view's help lines (without the closing hint): the keys both panes share,
 /// then each pane's own.
-pub fn view_help_lines(keymap: &Keymap) -> Vec<TextLine> {
+pub(crate) fn view_help_lines(keymap: &Keymap) -> Vec<TextLine> {
     let tree = keymap.help_rows(KeyContext::Tree);
     let transcript = keymap.help_rows(KeyContext::Transcript);
     let both: Vec<(String, &'static str)> = tree
@@ -110,7 +110,7 @@ pub fn view_help_lines(keymap: &Keymap) -> Vec<TextLine> {
 }
 
 /// The files that could not be read as sessions: the reason first, then the path.
-pub fn problem_lines(problems: &[Skipped], home: Option<&str>) -> Vec<TextLine> {
+pub(crate) fn problem_lines(problems: &[Skipped], home: Option<&str>) -> Vec<TextLine> {
     problems
         .iter()
         .map(|p| {

@@ -33,7 +33,12 @@ pub fn default_keymap() -> &'static Keymap {
 
 impl Keymap {
     /// The action a key triggers in a layer: the global keys first, then the layer's.
-    pub fn lookup(&self, key: &KeyEvent, context: KeyContext, cond: Conditions) -> Option<Action> {
+    pub(crate) fn lookup(
+        &self,
+        key: &KeyEvent,
+        context: KeyContext,
+        cond: Conditions,
+    ) -> Option<Action> {
         let spec = KeySpec::from_event(key);
         let find = |ctx: KeyContext| {
             self.bindings
@@ -45,7 +50,7 @@ impl Keymap {
     }
 
     /// The action a key triggers in a layer, without the global keys.
-    pub fn lookup_in(
+    pub(crate) fn lookup_in(
         &self,
         key: &KeyEvent,
         context: KeyContext,
@@ -69,7 +74,7 @@ impl Keymap {
 
     /// The first key of an action in a layer (or, failing that, globally), as text; `""`
     /// when unbound.
-    pub fn key_label(&self, context: KeyContext, action: Action) -> String {
+    pub(crate) fn key_label(&self, context: KeyContext, action: Action) -> String {
         self.keys_for(context, action)
             .into_iter()
             .chain(self.keys_for(KeyContext::Global, action))
@@ -79,7 +84,7 @@ impl Keymap {
     }
 
     /// Every key of an action in a layer, as `a / b`.
-    pub fn keys_label(&self, context: KeyContext, action: Action) -> String {
+    pub(crate) fn keys_label(&self, context: KeyContext, action: Action) -> String {
         let keys: Vec<String> = self
             .keys_for(context, action)
             .iter()
@@ -90,7 +95,7 @@ impl Keymap {
 
     /// `(key, action, hint word)` for a layer's footer, in table order, one per action (the
     /// global keys with a hint last); each with its first key that works unconditionally.
-    pub fn hints(&self, context: KeyContext) -> Vec<(String, Action, &'static str)> {
+    pub(crate) fn hints(&self, context: KeyContext) -> Vec<(String, Action, &'static str)> {
         let mut out: Vec<(String, Action, &'static str)> = Vec::new();
         for ctx in [context, KeyContext::Global] {
             for b in self.bindings.iter().filter(|b| b.context == ctx) {
@@ -134,7 +139,7 @@ impl Keymap {
     }
 
     /// `(keys, description)` rows for the help overlay of a layer.
-    pub fn help_rows(&self, context: KeyContext) -> Vec<(String, &'static str)> {
+    pub(crate) fn help_rows(&self, context: KeyContext) -> Vec<(String, &'static str)> {
         self.rows(context)
             .into_iter()
             .map(|(k, _, d)| (k, d))
@@ -232,7 +237,7 @@ impl Keymap {
 
     /// Keys that cannot work as bound: one key for two actions in a layer, or a layer key a
     /// global key hides.
-    pub fn conflicts(&self) -> Vec<String> {
+    pub(crate) fn conflicts(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (i, a) in self.bindings.iter().enumerate() {
             for b in &self.bindings[i + 1..] {

@@ -14,7 +14,7 @@ fn key(s: &str) -> KeySpec {
 }
 
 /// The default bindings, layer by layer, in the order the footer and help show them.
-pub fn default_bindings() -> Vec<Binding> {
+pub(crate) fn default_bindings() -> Vec<Binding> {
     let mut out = Vec::new();
     let mut add = |contexts: &[C], action: A, keys: &[&str]| {
         for &context in contexts {
@@ -54,6 +54,7 @@ pub fn default_bindings() -> Vec<Binding> {
     add(p, A::Problems, &["ctrl+e"]);
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
+    add(p, A::Dismiss, &["ctrl+x"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);

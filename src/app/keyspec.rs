@@ -38,7 +38,7 @@ impl KeySpec {
     /// the terminal reports Shift with it (`?`, `L`); with Ctrl or Alt, an upper-case letter
     /// is the lower-case one with Shift (`ctrl+shift+o` arrives as `O` or `o`); Shift+Tab is
     /// `shift+tab` however it is reported.
-    pub fn from_event(key: &KeyEvent) -> Self {
+    pub(crate) fn from_event(key: &KeyEvent) -> Self {
         let mut modifiers =
             key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match key.code {

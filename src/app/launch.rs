@@ -37,7 +37,7 @@ impl BrowserArgs {
 }
 
 /// The session folders for the options: the demo's, the given ones, or the agents' defaults.
-pub fn resolve_roots(
+pub(crate) fn resolve_roots(
     session_dirs: &[PathBuf],
     agent: Option<Dialect>,
     demo: bool,
@@ -62,7 +62,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    pub fn from_config(config: &Config, no_color: bool) -> Setup {
+    pub(crate) fn from_config(config: &Config, no_color: bool) -> Setup {
         let mut keymap = Keymap::default();
         let mut problems = keymap.apply_overrides(&config.keys);
         let (palette, theme_problems) = Palette::resolve(no_color, &config.theme);

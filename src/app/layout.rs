@@ -4,8 +4,8 @@
 use ratatui::layout::Rect;
 
 /// Below this size only a "too small" message is drawn.
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 8;
+pub(crate) const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_HEIGHT: u16 = 8;
 
 pub fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
@@ -13,7 +13,7 @@ pub fn too_small(area: Rect) -> bool {
 
 /// Where the parts of the picker go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PickerLayout {
+pub(crate) struct PickerLayout {
     /// Title, scope, loading progress, name filter, sort.
     pub title: Rect,
     /// Hints, a status message or the delete prompt.
@@ -28,7 +28,7 @@ pub struct PickerLayout {
     pub footer: Rect,
 }
 
-pub fn picker_layout(area: Rect, with_preview: bool) -> PickerLayout {
+pub(crate) fn picker_layout(area: Rect, with_preview: bool) -> PickerLayout {
     let line = |y: u16, width: u16| Rect::new(area.x, y, width, 1);
     let top = area.y;
     let body_h = area.height.saturating_sub(5);
@@ -54,7 +54,7 @@ pub fn picker_layout(area: Rect, with_preview: bool) -> PickerLayout {
 }
 
 /// The first visible row: the selection is kept near the middle, as in pi.
-pub fn list_window_start(selected: usize, len: usize, height: usize) -> usize {
+pub(crate) fn list_window_start(selected: usize, len: usize, height: usize) -> usize {
     if height == 0 || len <= height {
         return 0;
     }
@@ -62,7 +62,7 @@ pub fn list_window_start(selected: usize, len: usize, height: usize) -> usize {
 }
 
 /// The session view: a title line, the body, a footer line.
-pub fn view_body(area: Rect) -> Rect {
+pub(crate) fn view_body(area: Rect) -> Rect {
     Rect::new(
         area.x,
         area.y + 1,

@@ -24,10 +24,10 @@ impl From<Liveness> for LiveCheck {
 }
 
 /// A session written this recently counts as live.
-pub const RECENT: Duration = Duration::from_secs(60);
+pub(crate) const RECENT: Duration = Duration::from_secs(60);
 
 /// Checks whether the session looks live and lists the backups a delete moves with it.
-pub fn check_liveness(path: &Path, now: SystemTime) -> LiveCheck {
+pub(crate) fn check_liveness(path: &Path, now: SystemTime) -> LiveCheck {
     let backups = crate::storage::trash::files_of_session(path)
         .into_iter()
         .filter(|p| p != path)

@@ -177,7 +177,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 state.mode = Mode::Problems { scroll: 0 };
             }
         }
-        Action::Back if state.picker.query.text().is_empty() && !state.notices.is_empty() => {
+        Action::Dismiss if !state.notices.is_empty() => {
             state.notices.remove(0);
         }
         Action::Back => {

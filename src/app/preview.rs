@@ -11,9 +11,9 @@ use crate::model::entry::content_text;
 use crate::storage::read::{SlimMode, load_session_cancellable, mtime_ms, open_regular};
 
 /// At most this many messages of the active branch are kept.
-pub const MAX_MESSAGES: usize = 400;
+pub(crate) const MAX_MESSAGES: usize = 400;
 /// Each message's text is cut at this many bytes.
-pub const MAX_TEXT: usize = 4000;
+pub(crate) const MAX_TEXT: usize = 4000;
 
 /// One message of the active branch, reduced to a role and displayable (unsanitized) text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ pub fn load_preview_cancellable(
 }
 
 /// Reduces an agent message to a role and a short text.
-pub fn reduce_message(message: &Value) -> Option<PreviewMessage> {
+pub(crate) fn reduce_message(message: &Value) -> Option<PreviewMessage> {
     let role = message.get("role").and_then(Value::as_str).unwrap_or("");
     let content = message.get("content");
     let mut text = match role {

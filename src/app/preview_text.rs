@@ -17,7 +17,7 @@ fn field(label: &str, value: String) -> TextLine {
 }
 
 /// The metadata lines of a session.
-pub fn meta_lines(
+pub(crate) fn meta_lines(
     info: &SessionInfo,
     slot: Option<&PreviewSlot>,
     width: usize,
@@ -111,7 +111,7 @@ pub fn meta_lines(
 }
 
 /// The message lines of a loaded preview; `per_message` caps each message's lines.
-pub fn message_lines(
+pub(crate) fn message_lines(
     slot: Option<&PreviewSlot>,
     width: usize,
     per_message: usize,
@@ -165,7 +165,7 @@ pub fn rule(label: &str, width: usize) -> TextLine {
 }
 
 /// Every line of the full-screen preview, wrapped to `width`.
-pub fn preview_lines(
+pub(crate) fn preview_lines(
     info: &SessionInfo,
     slot: Option<&PreviewSlot>,
     width: u16,

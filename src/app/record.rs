@@ -60,7 +60,7 @@ impl SessionRecord {
     }
 
     /// The fields the exact-match tier looks at (the text itself is in `prepared`).
-    pub fn search_fields(&self) -> SearchFields<'_> {
+    pub(crate) fn search_fields(&self) -> SearchFields<'_> {
         SearchFields {
             id: &self.info.id,
             name: self.info.name.as_deref(),
@@ -71,7 +71,7 @@ impl SessionRecord {
         }
     }
 
-    pub fn is_named(&self) -> bool {
+    pub(crate) fn is_named(&self) -> bool {
         self.info
             .name
             .as_deref()

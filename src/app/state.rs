@@ -1,7 +1,7 @@
 //! The browser's state: everything a frame is drawn from, changed only by [`super::update`].
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::model::search::{MatchOrder, Query, RankKey, Score, compare_matches};
@@ -264,7 +264,7 @@ pub struct AppState {
     /// Whether the confirmation on screen (if any) has been drawn: until then its keys do
     /// nothing, so a burst of keys cannot confirm what the user never saw.
     pub confirm_drawn: bool,
-    /// Notices that stay until dismissed (Esc with an empty query): unreadable files, config
+    /// Notices that stay until dismissed (`dismiss`, ctrl+x): unreadable files, config
     /// problems. The first is shown in the status line.
     pub notices: Vec<String>,
     /// File writes asked for and not yet reported back.
@@ -315,22 +315,18 @@ impl AppState {
     }
 
     /// Whether the preview pane fits and is wanted.
-    pub fn preview_visible(&self) -> bool {
+    pub(crate) fn preview_visible(&self) -> bool {
         self.picker.show_preview && self.viewport.0 >= self.options.preview_min_width
     }
 
     /// The record a row-styling "being deleted" applies to.
-    pub fn deleting_record(&self) -> Option<usize> {
+    pub(crate) fn deleting_record(&self) -> Option<usize> {
         match &self.mode {
             Mode::ConfirmDelete { record, .. }
             | Mode::Deleting { record }
             | Mode::ConfirmPermanent { record, .. } => Some(*record),
             _ => None,
         }
-    }
-
-    pub fn preview_for(&self, path: &Path) -> Option<&PreviewSlot> {
-        self.previews.get(path)
     }
 }
 
@@ -350,13 +346,13 @@ impl PickerState {
     }
 
     /// Whether the query box holds something to search for.
-    pub fn has_query(&self) -> bool {
+    pub(crate) fn has_query(&self) -> bool {
         !self.query.text().trim().is_empty()
     }
 
     /// Recomputes the rows from records, filters, sort and search results, keeping the
     /// selection on the same session when it is still listed.
-    pub fn rebuild_rows(&mut self) {
+    pub(crate) fn rebuild_rows(&mut self) {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.listed(i))
             .collect();
@@ -409,7 +405,7 @@ impl PickerState {
     }
 
     /// Moves the selection by `delta` rows, clamped (no wrap, as in pi).
-    pub fn move_by(&mut self, delta: isize) {
+    pub(crate) fn move_by(&mut self, delta: isize) {
         let target = (self.selected as isize + delta).max(0) as usize;
         self.select(target);
     }

@@ -38,7 +38,7 @@ impl TextLine {
         }
     }
 
-    pub fn blank() -> Self {
+    pub(crate) fn blank() -> Self {
         TextLine::default()
     }
 

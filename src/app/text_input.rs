@@ -38,7 +38,7 @@ impl TextInput {
     }
 
     /// The text before and after the cursor.
-    pub fn split_at_cursor(&self) -> (&str, &str) {
+    pub(crate) fn split_at_cursor(&self) -> (&str, &str) {
         self.text
             .split_at_checked(self.cursor)
             .unwrap_or((&self.text, ""))
@@ -69,7 +69,7 @@ impl TextInput {
     }
 
     /// Applies an editing key.
-    pub fn handle_key(&mut self, key: &KeyEvent) -> Edit {
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent) -> Edit {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         match key.code {

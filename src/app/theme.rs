@@ -201,7 +201,7 @@ pub fn markdown() -> String {
 }
 
 /// `NO_COLOR` as specified at no-color.org: set and not empty.
-pub fn no_color_env() -> bool {
+pub(crate) fn no_color_env() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 

@@ -19,7 +19,7 @@ use super::session_view::update as view_update;
 use super::state::{AppState, Mode, PreviewSlot, Screen, SessionRecord, StatusKind};
 
 /// Milliseconds between ticks.
-pub const TICK_MS: u64 = 250;
+pub(crate) const TICK_MS: u64 = 250;
 /// Previews kept in memory.
 const PREVIEW_CACHE: usize = 64;
 

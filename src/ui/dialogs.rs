@@ -47,7 +47,7 @@ fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
 }
 
 /// Draws the dialog of the current mode, if it has one.
-pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
+pub(crate) fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &Theme::of(state);
     let home = state.options.home.as_deref();
     let km = &state.keymap;
@@ -154,10 +154,12 @@ pub fn draw_dialog(frame: &mut Frame, area: Rect, state: &AppState) {
                 .take(3)
                 .map(|l| Line::styled(l, t.muted))
                 .collect();
-            lines.push(Line::styled(
+            for l in wrap_text(
                 "Nothing was deleted. Delete it permanently instead? This cannot be undone.",
-                t.error.add_modifier(Modifier::BOLD),
-            ));
+                width,
+            ) {
+                lines.push(Line::styled(l, t.error.add_modifier(Modifier::BOLD)));
+            }
             lines.push(Line::from(vec![
                 Span::styled(
                     km.keys_label(KeyContext::Danger, Action::DeleteForever),

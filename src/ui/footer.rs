@@ -9,15 +9,33 @@ use crate::ui::theme::Theme;
 
 /// The key hints of a layer, with some hint words replaced (`(Action::Open, "print")`);
 /// the replaced ones, being about the state on screen, come first.
-pub fn footer_line(
+pub(crate) fn footer_line(
     keymap: &Keymap,
     context: KeyContext,
     t: &Theme,
     width: u16,
     words: &[(Action, &'static str)],
 ) -> Line<'static> {
-    let (mut first, rest): (Vec<_>, Vec<_>) = keymap
-        .hints(context)
+    hints_line(footer_hints(keymap, context, words), t, width)
+}
+
+/// The hints [`footer_line`] shows, before fitting; an action without a hint word of its own
+/// (dismiss) is shown when `words` names it.
+pub(crate) fn footer_hints(
+    keymap: &Keymap,
+    context: KeyContext,
+    words: &[(Action, &'static str)],
+) -> Vec<(String, String)> {
+    let mut hints = keymap.hints(context);
+    for (action, word) in words {
+        if !hints.iter().any(|(_, a, _)| a == action) {
+            let key = keymap.key_label(context, *action);
+            if !key.is_empty() {
+                hints.insert(0, (key, *action, word));
+            }
+        }
+    }
+    let (mut first, rest): (Vec<_>, Vec<_>) = hints
         .into_iter()
         .map(
             |(key, action, hint)| match words.iter().find(|(a, _)| *a == action) {
@@ -27,11 +45,11 @@ pub fn footer_line(
         )
         .partition(|(replaced, _)| *replaced);
     first.extend(rest);
-    hints_line(first.into_iter().map(|(_, h)| h).collect(), t, width)
+    first.into_iter().map(|(_, h)| h).collect()
 }
 
 /// `key word` pairs separated by ` · `, as many as fit in `width`, the `help` one last.
-pub fn hints_line(hints: Vec<(String, String)>, t: &Theme, width: u16) -> Line<'static> {
+pub(crate) fn hints_line(hints: Vec<(String, String)>, t: &Theme, width: u16) -> Line<'static> {
     let (help, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(_, h)| h == "help");
     let w_of = |(k, h): &(String, String)| k.width() + h.width() + 1;
     let sep = 3;

@@ -12,7 +12,7 @@ use crate::app::state::AppState;
 
 /// Draws help `lines` in a centred box; when they do not fit, from line `scroll` on, with a
 /// hint that they scroll.
-pub fn draw_help_popup(
+pub(crate) fn draw_help_popup(
     frame: &mut Frame,
     area: Rect,
     title: &str,
@@ -69,14 +69,14 @@ pub fn draw_help_popup(
 }
 
 /// Draws the help popup over the screen.
-pub fn draw_help(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
+pub(crate) fn draw_help(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
     let t = &Theme::of(state);
     let lines = picker_help_lines(&state.keymap, help_context(state));
     draw_help_popup(frame, area, " Keys ", styled_lines(lines, t), scroll, t);
 }
 
 /// The files that could not be read as sessions, each with the reason.
-pub fn draw_problems(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
+pub(crate) fn draw_problems(frame: &mut Frame, area: Rect, state: &AppState, scroll: u16) {
     let t = &Theme::of(state);
     let lines = problem_lines(&state.picker.problems, state.options.home.as_deref());
     draw_help_popup(

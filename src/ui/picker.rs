@@ -22,7 +22,10 @@ use crate::app::layout::{list_window_start, picker_layout};
 pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
     let layout = picker_layout(area, state.preview_visible());
     frame.render_widget(Paragraph::new(title_line(state, area.width)), layout.title);
-    frame.render_widget(Paragraph::new(status_line(state)), layout.status);
+    frame.render_widget(
+        Paragraph::new(status_line(state, area.width)),
+        layout.status,
+    );
     draw_input(frame, layout.input, state);
     frame.render_widget(
         Paragraph::new(separator_line(state, layout.separator.width)),
@@ -44,14 +47,14 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
     );
 }
 
-/// Footer words that depend on the state: `--print`'s Enter prints; Esc dismisses a notice.
+/// Footer words that depend on the state: `--print`'s Enter prints; a notice can be dismissed.
 fn footer_words(state: &AppState) -> Vec<(Action, &'static str)> {
     let mut words = Vec::new();
     if state.options.print_mode {
         words.push((Action::Open, "print path"));
     }
-    if !state.notices.is_empty() && state.picker.query.text().is_empty() {
-        words.push((Action::Back, "dismiss"));
+    if !state.notices.is_empty() {
+        words.push((Action::Dismiss, "dismiss"));
     }
     words
 }
@@ -120,7 +123,7 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     Line::from(spans)
 }
 
-fn status_line(state: &AppState) -> Line<'static> {
+fn status_line(state: &AppState, width: u16) -> Line<'static> {
     let t = &Theme::of(state);
     let km = &state.keymap;
     if let Mode::Deleting { .. } = &state.mode {
@@ -144,13 +147,29 @@ fn status_line(state: &AppState) -> Line<'static> {
         return Line::styled(text, t.warning);
     }
     let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
-    Line::from(vec![
-        Span::styled(format!("{scope} scope · "), t.muted),
-        Span::styled("re:<pattern>", t.muted.add_modifier(Modifier::BOLD)),
-        Span::styled(" regex · ", t.muted),
-        Span::styled("\"phrase\"", t.muted.add_modifier(Modifier::BOLD)),
-        Span::styled(" exact · words fuzzy", t.muted),
-    ])
+    // Whole hints only: the ones that do not fit are dropped, never cut.
+    let pieces = [
+        (scope, "scope"),
+        ("re:<pattern>".to_owned(), "regex"),
+        ("\"phrase\"".to_owned(), "exact"),
+        ("words".to_owned(), "fuzzy"),
+    ];
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, word) in pieces {
+        let sep = if spans.is_empty() { 0 } else { 3 };
+        let w = sep + key.width() + 1 + word.width();
+        if used + w > width as usize {
+            break;
+        }
+        used += w;
+        if sep > 0 {
+            spans.push(Span::styled(" · ", t.muted));
+        }
+        spans.push(Span::styled(key, t.muted.add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(format!(" {word}"), t.muted));
+    }
+    Line::from(spans)
 }
 
 fn draw_input(frame: &mut Frame, area: Rect, state: &AppState) {
@@ -254,7 +273,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
 }
 
 /// One session row: cursor, tree prefix, title (highlighted), then path, cwd, count and age.
-pub fn row_line(
+pub(crate) fn row_line(
     state: &AppState,
     row: &Row,
     selected: bool,

@@ -21,7 +21,7 @@ use crate::app::preview_text::{message_lines, meta_lines, preview_lines, rule};
 const PANE_LINES_PER_MESSAGE: usize = 4;
 
 /// The side pane: metadata, then as many of the last messages as fit.
-pub fn draw_preview_pane(frame: &mut Frame, area: Rect, state: &AppState) {
+pub(crate) fn draw_preview_pane(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &Theme::of(state);
     let block = Block::new().borders(Borders::LEFT).border_style(t.border);
     let inner = block.inner(area);
@@ -51,7 +51,7 @@ pub fn draw_preview_pane(frame: &mut Frame, area: Rect, state: &AppState) {
 }
 
 /// Enter on a session: the preview, full-screen and scrollable.
-pub fn draw_session_screen(frame: &mut Frame, area: Rect, state: &AppState) {
+pub(crate) fn draw_session_screen(frame: &mut Frame, area: Rect, state: &AppState) {
     let t = &Theme::of(state);
     let Screen::Session { record, scroll } = state.screen else {
         return;

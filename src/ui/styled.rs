@@ -7,11 +7,11 @@ use crate::app::styled::{TextLine, Tone};
 use crate::ui::theme::Theme;
 
 /// Styles tone-tagged lines.
-pub fn styled_lines(lines: Vec<TextLine>, t: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn styled_lines(lines: Vec<TextLine>, t: &Theme) -> Vec<Line<'static>> {
     lines.into_iter().map(|l| styled_line(l, t)).collect()
 }
 
-pub fn styled_line(line: TextLine, t: &Theme) -> Line<'static> {
+pub(crate) fn styled_line(line: TextLine, t: &Theme) -> Line<'static> {
     Line::from(
         line.spans
             .into_iter()
@@ -20,7 +20,7 @@ pub fn styled_line(line: TextLine, t: &Theme) -> Line<'static> {
     )
 }
 
-pub fn tone_style(tone: Tone, t: &Theme) -> Style {
+pub(crate) fn tone_style(tone: Tone, t: &Theme) -> Style {
     let bold = |s: Style| s.add_modifier(Modifier::BOLD);
     match tone {
         Tone::Plain => Style::new(),

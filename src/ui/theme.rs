@@ -51,7 +51,7 @@ impl Default for Theme {
 
 impl Theme {
     /// The styles of a palette; without colours, the modifiers alone tell states apart.
-    pub fn from_palette(p: &Palette) -> Theme {
+    pub(crate) fn from_palette(p: &Palette) -> Theme {
         if !p.color {
             return Theme::monochrome();
         }
@@ -113,20 +113,6 @@ impl Theme {
             output: plain,
             hit: Style::new().add_modifier(Modifier::REVERSED),
             color: false,
-        }
-    }
-
-    /// A style a view picks for its content: kept as is with colours on, reduced to its
-    /// modifiers when they are off.
-    pub fn paint(&self, style: Style) -> Style {
-        if self.color {
-            style
-        } else {
-            Style {
-                fg: None,
-                bg: None,
-                ..style
-            }
         }
     }
 }

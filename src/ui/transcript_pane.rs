@@ -15,7 +15,7 @@ use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
 
 /// The style of a transcript line, from the theme.
-pub fn line_style(s: LineStyle, theme: &Theme) -> Style {
+pub(crate) fn line_style(s: LineStyle, theme: &Theme) -> Style {
     match s {
         LineStyle::UserHeader => theme.user.add_modifier(Modifier::BOLD),
         LineStyle::AssistantHeader => theme.assistant.add_modifier(Modifier::BOLD),
@@ -82,7 +82,7 @@ fn highlighted(row: &str, tokens: &[String], base: Style, hit: Style) -> Vec<Spa
     spans
 }
 
-pub fn draw_transcript_pane(
+pub(crate) fn draw_transcript_pane(
     frame: &mut Frame,
     area: Rect,
     state: &SessionViewState,

@@ -20,7 +20,7 @@ use crate::text::sanitize::sanitize_line;
 use crate::ui::theme::Theme;
 
 /// The style of a tree row's part, from the theme.
-pub fn row_style(s: RowStyle, theme: &Theme) -> Style {
+pub(crate) fn row_style(s: RowStyle, theme: &Theme) -> Style {
     match s {
         RowStyle::Plain => Style::default(),
         RowStyle::UserLabel => theme.user,
@@ -34,7 +34,7 @@ pub fn row_style(s: RowStyle, theme: &Theme) -> Style {
     }
 }
 
-pub fn pane_block(title: Line<'static>, focused: bool, theme: &Theme) -> Block<'static> {
+pub(crate) fn pane_block(title: Line<'static>, focused: bool, theme: &Theme) -> Block<'static> {
     let border = if focused { theme.accent } else { theme.border };
     Block::default()
         .borders(Borders::ALL)
@@ -42,7 +42,12 @@ pub fn pane_block(title: Line<'static>, focused: bool, theme: &Theme) -> Block<'
         .title(title)
 }
 
-pub fn draw_tree_pane(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &Theme) {
+pub(crate) fn draw_tree_pane(
+    frame: &mut Frame,
+    area: Rect,
+    state: &SessionViewState,
+    theme: &Theme,
+) {
     let nav = &state.nav;
     let focused = state.focus == Focus::Tree;
     let counter = if nav.is_empty() {

@@ -88,7 +88,7 @@ impl SessionViewState {
     }
 
     /// Rows of the tree pane's list.
-    pub fn tree_list_height(&self) -> usize {
+    pub(crate) fn tree_list_height(&self) -> usize {
         let l = layout(self.viewport);
         let h = inner(l.tree).height as usize;
         // The search line takes a row while searching.
@@ -100,7 +100,7 @@ impl SessionViewState {
     }
 
     /// Width and height of the transcript text.
-    pub fn transcript_size(&self) -> (usize, usize) {
+    pub(crate) fn transcript_size(&self) -> (usize, usize) {
         let l = layout(self.viewport);
         let i = inner(l.transcript);
         (i.width.max(1) as usize, i.height.max(1) as usize)
@@ -161,7 +161,7 @@ impl SessionViewState {
     }
 
     /// The file name `e` offers: the session name (or id) and the entry id.
-    pub fn default_export_name(&self) -> String {
+    pub(crate) fn default_export_name(&self) -> String {
         let base = self
             .session
             .tree
@@ -198,7 +198,7 @@ impl SessionViewState {
 
     /// The entry a check-out of `target` leaves as the leaf (a user or custom message puts its
     /// text back in the editor, so the branch resumes from its parent), as the core writes it.
-    pub fn checkout_resumes_after(&self, target: usize) -> Option<usize> {
+    pub(crate) fn checkout_resumes_after(&self, target: usize) -> Option<usize> {
         let e = self.session.entry(target)?;
         if e.role() == Some("user") || e.kind == crate::model::entry::EntryKind::CustomMessage {
             self.session.tree.parent[target]
@@ -209,7 +209,7 @@ impl SessionViewState {
 
     /// The leaf on disk, looking through trailing entries that change nothing the agent
     /// resumes with: labels, names and grove's own check-out entries.
-    pub fn effective_leaf(&self) -> Option<usize> {
+    pub(crate) fn effective_leaf(&self) -> Option<usize> {
         use crate::model::entry::EntryKind;
         let mut leaf = self.session.tree.leaf?;
         for _ in 0..self.session.entries().len() {
