@@ -261,7 +261,12 @@ fn entry_heading(e: &Entry) -> (&'static str, String) {
                     .and_then(|m| m.get("toolName"))
                     .and_then(Value::as_str)
                     .unwrap_or("tool");
-                ("tool", format!("Tool result: {name}"))
+                let failed = e.message().and_then(|m| m.get("isError")) == Some(&Value::Bool(true));
+                if failed {
+                    ("tool error", format!("Tool result: {name} (error)"))
+                } else {
+                    ("tool", format!("Tool result: {name}"))
+                }
             }
             "bashExecution" => ("tool", "Bash".into()),
             other => ("other", other.to_owned()),
