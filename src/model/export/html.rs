@@ -26,6 +26,7 @@ use super::markdown::title;
 use crate::model::context::SessionContext;
 use crate::model::entry::{Entry, EntryKind};
 use crate::model::flatten::{FilterMode, RowStyle, TreeNav, row_text};
+use crate::model::render::highlight;
 use crate::model::render::markdown::render_markdown;
 use crate::model::render::{Block, BlockKind, Line, SpanKind, render_message};
 use crate::model::tree::Session;
@@ -33,6 +34,10 @@ use crate::text::sanitize::sanitize_line;
 
 const SCRIPT: &str = include_str!("page.js");
 const STYLE: &str = include_str!("page.css");
+
+/// Bytes of code highlighted per page; the rest is shown plain, so a session full of written
+/// files exports in time proportional to its size.
+pub const HIGHLIGHT_BUDGET: usize = 256 * 1024;
 
 /// Blocks of tool output longer than this are folded.
 const FOLD_OVER_LINES: usize = 12;
@@ -256,7 +261,12 @@ fn entry_heading(e: &Entry) -> (&'static str, String) {
                     .and_then(|m| m.get("toolName"))
                     .and_then(Value::as_str)
                     .unwrap_or("tool");
-                ("tool", format!("Tool result: {name}"))
+                let failed = e.message().and_then(|m| m.get("isError")) == Some(&Value::Bool(true));
+                if failed {
+                    ("tool error", format!("Tool result: {name} (error)"))
+                } else {
+                    ("tool", format!("Tool result: {name}"))
+                }
             }
             "bashExecution" => ("tool", "Bash".into()),
             other => ("other", other.to_owned()),
@@ -396,8 +406,10 @@ pub fn to_html(session: &Session, ctx: &SessionContext) -> String {
     }
     out.push_str("</dl><noscript><p>The tree and filters need JavaScript; the exported branch is shown below.</p></noscript></header>");
     out.push_str("<div id=\"transcript\">");
-    for (i, e) in entries.iter().enumerate() {
-        let blocks = entry_blocks(e);
+    let bodies: Vec<Vec<Block>> = highlight::with_budget(HIGHLIGHT_BUDGET, || {
+        entries.iter().map(entry_blocks).collect()
+    });
+    for (i, (e, blocks)) in entries.iter().zip(bodies).enumerate() {
         if blocks.is_empty() {
             continue;
         }

@@ -4,6 +4,7 @@
 //! and the views pick its colour. Highlighting is bounded: a block over [`MAX_LINES`] lines or
 //! [`MAX_BYTES`] bytes, or a line the grammar fails on, stays plain from there on.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
@@ -14,6 +15,35 @@ use super::{Line, Span, SpanKind};
 pub const MAX_LINES: usize = 2_000;
 /// Beyond this many bytes a code block is shown plain.
 pub const MAX_BYTES: usize = 256 * 1024;
+
+thread_local! {
+    /// Bytes this thread may still highlight, when a budget is set ([`with_budget`]).
+    static BUDGET: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with at most `bytes` of code highlighted on this thread (the rest stays plain):
+/// for exports of a whole session, whose cost must follow its size, not its amount of code.
+pub fn with_budget<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    let previous = BUDGET.replace(Some(bytes));
+    let out = f();
+    BUDGET.set(previous);
+    out
+}
+
+/// Takes `len` bytes from the budget; false when they are not there.
+fn take_budget(len: usize) -> bool {
+    BUDGET.with(|b| match b.get() {
+        None => true,
+        Some(left) if left >= len => {
+            b.set(Some(left - len));
+            true
+        }
+        Some(_) => {
+            b.set(Some(0));
+            false
+        }
+    })
+}
 
 /// What a code token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -142,7 +172,7 @@ pub fn lang_for_path(path: &str) -> Option<String> {
 pub fn highlight(code: &str, lang: Option<&str>) -> Vec<Line> {
     let plain = |l: &str| Line::single(SpanKind::CodeToken(TokenKind::Plain), l);
     let syntax = lang.and_then(syntax_for_token);
-    let Some(syntax) = syntax.filter(|_| code.len() <= MAX_BYTES) else {
+    let Some(syntax) = syntax.filter(|_| code.len() <= MAX_BYTES && take_budget(code.len())) else {
         return code.split('\n').map(plain).collect();
     };
     let set = syntax_set();
@@ -239,6 +269,17 @@ mod tests {
                 "{lang:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_budget_bounds_how_much_is_highlighted() {
+        let code = "fn a() {}";
+        let highlighted = |lines: &[Line]| kinds(lines).iter().any(|(_, k)| *k != TokenKind::Plain);
+        with_budget(code.len() + 3, || {
+            assert!(highlighted(&highlight(code, Some("rust"))));
+            assert!(!highlighted(&highlight(code, Some("rust"))));
+        });
+        assert!(highlighted(&highlight(code, Some("rust"))));
     }
 
     #[test]
