@@ -59,18 +59,6 @@ impl SessionRecord {
         }
     }
 
-    /// The fields the exact-match tier looks at (the text itself is in `prepared`).
-    pub(crate) fn search_fields(&self) -> SearchFields<'_> {
-        SearchFields {
-            id: &self.info.id,
-            name: self.info.name.as_deref(),
-            summary: self.info.summary.as_deref(),
-            text: "",
-            cwd: &self.info.cwd,
-            tools: "",
-        }
-    }
-
     pub(crate) fn is_named(&self) -> bool {
         self.info
             .name
