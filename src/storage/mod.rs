@@ -7,6 +7,8 @@ pub mod fastscan;
 pub mod fork;
 pub mod index;
 pub mod read;
+pub mod restore;
 pub mod roots;
+pub mod safe_fs;
 pub mod scan;
 pub mod trash;

@@ -137,6 +137,21 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Sanitize a path (or any text where a line break is part of the value) for one line:
+/// like [`sanitize_line`], but a tab, `\n` or `\r` is shown in caret form (`^I`, `^J`, `^M`)
+/// instead of as a space, so a file name with a newline never reads as another name.
+pub fn sanitize_path(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find(|c: char| needs_change(c)) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        push_action(&mut out, c, classify(c));
+    }
+    Cow::Owned(out)
+}
+
 /// Sanitize text shown over several lines.
 ///
 /// Like [`sanitize_line`], except that `\n` is kept, `\r\n` becomes `\n`, a lone `\r` is shown
