@@ -27,7 +27,10 @@ use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry, now_ms};
 use crate::storage::read::scan_info;
 use crate::storage::roots::SessionRoot;
-use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
+use crate::storage::safe_fs::Pin;
+use crate::storage::trash::{
+    check_in_roots, delete_permanently_pinned, restore, trash_session_pinned,
+};
 use crate::text::sanitize::{is_clean, sanitize_line};
 use crate::ui::theme::{Theme, no_color_env};
 
@@ -226,6 +229,9 @@ struct Runner {
     preview_tx: Sender<(PathBuf, Dialect)>,
     write_tx: Sender<WriteJob>,
     current_dir: Option<PathBuf>,
+    /// What each session confirmed for deletion was (folder and file identity) when Ctrl+D
+    /// was pressed; the delete refuses if that changed by the time Enter is.
+    pins: Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, Pin>>>,
     /// What deletes are checked against.
     roots: Arc<[SessionRoot]>,
 }
@@ -288,9 +294,16 @@ impl Runner {
                 std::thread::spawn(move || drop(view));
             }
             Effect::CheckLive { record, path } => {
-                background(&self.tx, move || Event::LiveChecked {
-                    record,
-                    liveness: check_liveness(&path, SystemTime::now()),
+                let pins = Arc::clone(&self.pins);
+                background(&self.tx, move || {
+                    // Ctrl+D: pin what the user is about to confirm.
+                    if let (Ok(pin), Ok(mut pins)) = (Pin::of(&path), pins.lock()) {
+                        pins.insert(path.clone(), pin);
+                    }
+                    Event::LiveChecked {
+                        record,
+                        liveness: check_liveness(&path, SystemTime::now()),
+                    }
                 })
             }
             Effect::AppendRename { record, path, name } => {
@@ -304,7 +317,16 @@ impl Runner {
             }
             effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
                 let roots = Arc::clone(&self.roots);
-                self.write(move || delete_session(&effect, &roots));
+                let pins = Arc::clone(&self.pins);
+                self.write(move || {
+                    let path = match &effect {
+                        Effect::TrashSession { path, .. }
+                        | Effect::DeletePermanently { path, .. } => Some(path),
+                        _ => None,
+                    };
+                    let pin = path.and_then(|p| pins.lock().ok()?.get(p).copied());
+                    delete_session_pinned(&effect, &roots, pin.as_ref())
+                });
             }
             Effect::RestoreTrash(item) => self.write(move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
@@ -326,6 +348,17 @@ impl Runner {
 /// A refusal ends the delete with an error rather than offering permanent deletion. `None` for
 /// any other effect.
 pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
+    delete_session_pinned(effect, roots, None)
+}
+
+/// [`delete_session`] refusing unless the session's folder and file are still those pinned
+/// when Ctrl+D was pressed (checked through an open folder handle at the moment of the
+/// delete): a folder swapped for a link in between is never followed.
+pub fn delete_session_pinned(
+    effect: &Effect,
+    roots: &[SessionRoot],
+    pin: Option<&Pin>,
+) -> Option<Event> {
     let (record, path, permanent) = match effect {
         Effect::TrashSession { record, path } => (*record, path, false),
         Effect::DeletePermanently { record, path } => (*record, path, true),
@@ -337,17 +370,26 @@ pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
             result: Err(e.to_string()),
         });
     }
+    // A session that changed under the dialog is refused too, not offered for deletion for good.
+    if let Some(pin) = pin
+        && let Err(e) = crate::storage::safe_fs::PinnedDir::open(path, Some(pin))
+    {
+        return Some(Event::DeletedPermanently {
+            record,
+            result: Err(e.to_string()),
+        });
+    }
     Some(if permanent {
         Event::DeletedPermanently {
             record,
-            result: delete_permanently(path)
+            result: delete_permanently_pinned(path, pin)
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
         }
     } else {
         Event::Trashed {
             record,
-            result: trash_session(path).map_err(|e| e.to_string()),
+            result: trash_session_pinned(path, pin).map_err(|e| e.to_string()),
         }
     })
 }
@@ -412,6 +454,7 @@ pub fn run_browser(global: &GlobalArgs) -> Result<ExitCode> {
         search_latest,
         current_dir,
         roots: delete_roots,
+        pins: Arc::default(),
     };
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
