@@ -76,7 +76,11 @@ fn non_utf8_paths_never_panic_and_json_keeps_them_exactly() {
     assert_eq!(paths.len(), 2, "{listed}");
     assert!(paths.contains(&bad));
 
-    for args in [&["show", "sess-bad"][..], &["tree", "sess-bad"], &["list", "--all"]] {
+    for args in [
+        &["show", "sess-bad"][..],
+        &["tree", "sess-bad"],
+        &["list", "--all"],
+    ] {
         let out = grove(dir.path(), &root, args);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
     }
@@ -89,12 +93,22 @@ fn non_utf8_paths_never_panic_and_json_keeps_them_exactly() {
     let out = grove(dir.path(), &root, &["rm", "--yes", "sess-bad"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let trashed = json(&out)["trashed"].clone();
-    assert_eq!(decode_path(&trashed[0]), fs::canonicalize(&folder).unwrap().join(bad.file_name().unwrap()));
+    assert_eq!(
+        decode_path(&trashed[0]),
+        fs::canonicalize(&folder)
+            .unwrap()
+            .join(bad.file_name().unwrap())
+    );
     assert!(!bad.exists());
 }
 
 fn dev_full() -> Stdio {
-    Stdio::from(fs::OpenOptions::new().write(true).open("/dev/full").unwrap())
+    Stdio::from(
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap(),
+    )
 }
 
 #[test]
@@ -117,7 +131,10 @@ fn a_write_whose_report_cannot_be_printed_says_it_is_done_and_exits_3() {
             .unwrap();
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
-        assert!(err.contains("The change is made: do not run the command again"), "{err}");
+        assert!(
+            err.contains("The change is made: do not run the command again"),
+            "{err}"
+        );
         assert!(err.contains("No space left on device"), "{err}");
         assert_eq!(lines(), before + added, "{args:?}");
     }
@@ -153,7 +170,11 @@ fn a_write_whose_report_cannot_be_printed_says_it_is_done_and_exits_3() {
         assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
     }
     assert!(export.exists());
-    assert_eq!(fs::read_dir(&folder).unwrap().count(), 2, "the fork is there");
+    assert_eq!(
+        fs::read_dir(&folder).unwrap().count(),
+        2,
+        "the fork is there"
+    );
 }
 
 #[test]
@@ -173,7 +194,11 @@ fn label_through_a_link_to_a_non_session_file_says_why() {
     let notes = write_file(dir.path(), "notes.txt", "just some notes\n");
     let link = folder.join("link.jsonl");
     std::os::unix::fs::symlink(&notes, &link).unwrap();
-    let out = grove(dir.path(), &root, &["label", link.to_str().unwrap(), "abc", "x"]);
+    let out = grove(
+        dir.path(),
+        &root,
+        &["label", link.to_str().unwrap(), "abc", "x"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("a link to"), "{err}");
@@ -189,7 +214,10 @@ fn cache_clear_errors_name_the_path() {
     fs::create_dir_all(&cache).unwrap();
     // The cache folder is a file: removing it as a folder fails.
     fs::write(cache.join("grove"), "not a folder").unwrap();
-    let out = grove_cmd(dir.path()).args(["cache", "clear"]).output().unwrap();
+    let out = grove_cmd(dir.path())
+        .args(["cache", "clear"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains(cache.join("grove").to_str().unwrap()), "{err}");
@@ -210,7 +238,9 @@ fn a_relative_xdg_data_home_is_explained_and_nothing_is_deleted() {
     let err = stderr(&out);
     assert!(err.contains("XDG_DATA_HOME is a relative path"), "{err}");
     assert!(err.contains("relative/data"), "{err}");
-    assert!(!err.contains("cannot resolve \n") && !err.trim_end().ends_with("cannot resolve"), "{err}");
+    assert!(
+        !err.contains("cannot resolve \n") && !err.trim_end().ends_with("cannot resolve"),
+        "{err}"
+    );
     assert!(path.exists());
 }
-

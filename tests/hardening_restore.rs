@@ -38,7 +38,12 @@ fn trashed_session(
     for i in 0..400 {
         text.push_str(&format!(
             "{}\n",
-            message(&format!("b{i:07x}"), Some("m0000003"), "user", &"y".repeat(240))
+            message(
+                &format!("b{i:07x}"),
+                Some("m0000003"),
+                "user",
+                &"y".repeat(240)
+            )
         ));
     }
     let s = write_file(&folder, "a.jsonl", &text);
@@ -70,19 +75,36 @@ fn restore_across_file_systems_copies_verifies_then_removes_the_trash_copy() {
         println!("scenario {scenario} done");
         return;
     }
-    assert_ne!(dev(&folder), dev(&sandbox.join("data")), "not another file system");
+    assert_ne!(
+        dev(&folder),
+        dev(&sandbox.join("data")),
+        "not another file system"
+    );
     let result = restore(&t);
     let restored = fs::read(&s).ok();
     let restored_bak = fs::read(&bak).ok();
     let restored_mtime = fs::metadata(&s).map(|m| m.mtime()).ok();
     support::umount(&folder);
     result.unwrap();
-    assert_eq!(restored.as_deref(), Some(&before[..]), "the session differs");
-    assert_eq!(restored_bak.as_deref(), Some(&b"backup bytes"[..]));
-    assert_eq!(restored_mtime, Some(mtime), "the modification time was not kept");
-    assert!(support::trashed(&sandbox).is_empty(), "the trash copy is still there");
     assert_eq!(
-        fs::read_dir(sandbox.join("data/Trash/info")).unwrap().count(),
+        restored.as_deref(),
+        Some(&before[..]),
+        "the session differs"
+    );
+    assert_eq!(restored_bak.as_deref(), Some(&b"backup bytes"[..]));
+    assert_eq!(
+        restored_mtime,
+        Some(mtime),
+        "the modification time was not kept"
+    );
+    assert!(
+        support::trashed(&sandbox).is_empty(),
+        "the trash copy is still there"
+    );
+    assert_eq!(
+        fs::read_dir(sandbox.join("data/Trash/info"))
+            .unwrap()
+            .count(),
         0,
         "trash info left"
     );
@@ -118,7 +140,11 @@ fn a_failed_restore_across_file_systems_leaves_the_place_empty_and_says_where_th
     assert!(text.contains(in_trash.to_str().unwrap()), "{text}");
     assert!(text.contains("left as it was"), "{text}");
     assert!(left.is_empty(), "left in the session's place: {left:?}");
-    assert_eq!(fs::read(&in_trash).unwrap(), before, "the trash copy changed");
+    assert_eq!(
+        fs::read(&in_trash).unwrap(),
+        before,
+        "the trash copy changed"
+    );
 
     // Undo again once there is room: everything comes back.
     support::mount_tmpfs_at(&folder, "16m").unwrap();

@@ -698,6 +698,7 @@ pub fn escape_inert(s: &str) -> String {
 fn needs_json_escape(c: char) -> bool {
     // serde_json already escapes C0 controls inside strings; the rest only occur in strings.
     matches!(c, '\u{7f}'..='\u{9f}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E007F}' | '\u{061C}' | '\u{2028}' | '\u{2029}')
+        || crate::text::sanitize::is_hidden_or_ignorable(c)
 }
 
 /// Finds a session by path, id, unique id prefix, or exact name.
