@@ -153,3 +153,31 @@ fn writes_refuse_a_replaced_file_and_accept_an_unchanged_one() {
     assert!(e.to_string().contains("the file changed"), "{e}");
     assert_eq!(fs::read(&path).unwrap(), before);
 }
+
+/// The browser's session view pins the file when it opens it; its label and check-out effects
+/// then refuse a swapped folder.
+#[test]
+fn the_views_label_and_checkout_refuse_a_folder_swapped_after_opening() {
+    use grove::app::session_view::{Outcome, ViewEffect, execute_pinned};
+    for effect in ["label", "checkout"] {
+        let s = swapped(None);
+        let fx = match effect {
+            "label" => ViewEffect::AppendLabel {
+                path: s.path.clone(),
+                target_id: "m0000001".into(),
+                label: Some("x".into()),
+            },
+            _ => ViewEffect::Checkout {
+                path: s.path.clone(),
+                target_id: "m0000001".into(),
+            },
+        };
+        let outcome = execute_pinned(&fx, Some(&s.pin)).unwrap();
+        let err = match outcome {
+            Outcome::Labeled(Err(e)) | Outcome::CheckedOut(Err(e)) => e,
+            other => panic!("{effect}: written: {other:?}"),
+        };
+        assert!(err.contains("changed since grove read it"), "{err}");
+        assert_eq!(fs::read(&s.outside).unwrap(), s.before_outside);
+    }
+}

@@ -175,3 +175,32 @@ fn export_and_fork_on_a_full_file_system_leave_nothing_and_name_the_path() {
     );
     assert_eq!(entries(&sessions), vec![src]);
 }
+
+/// The browser's export (`e` in the session view) is written the same way: a full disk leaves
+/// nothing new, and an overwrite the user confirmed leaves the old file intact on failure.
+#[test]
+fn the_views_export_on_a_full_file_system_leaves_nothing_and_keeps_an_old_file() {
+    use grove::app::session_view::{ExportFailure, write_export};
+    let Some(fs_) = support::tmpfs("64k") else {
+        return;
+    };
+    let mnt = fs_.path();
+    let big = "z".repeat(200_000);
+    let e = write_export(&mnt.join("new.md"), &big, false).unwrap_err();
+    assert!(
+        matches!(&e, ExportFailure::Other(m) if m.contains("new.md")),
+        "{e:?}"
+    );
+    assert!(entries(mnt).is_empty(), "{:?}", entries(mnt));
+    let old = mnt.join("old.md");
+    fs::write(&old, "the old export").unwrap();
+    assert!(matches!(
+        write_export(&old, "x", false),
+        Err(ExportFailure::Exists(_))
+    ));
+    write_export(&old, &big, true).unwrap_err();
+    assert_eq!(fs::read_to_string(&old).unwrap(), "the old export");
+    assert_eq!(entries(mnt), vec![old.clone()]);
+    write_export(&old, "replaced", true).unwrap();
+    assert_eq!(fs::read_to_string(&old).unwrap(), "replaced");
+}

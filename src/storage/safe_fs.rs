@@ -320,6 +320,26 @@ pub fn create_new_checked(
     Ok(())
 }
 
+/// Writes `path` whole, replacing what is there (the user asked to overwrite): the bytes go to
+/// a hidden temporary name in the same folder, are synced, and are renamed over `path`, so a
+/// failure leaves the old file as it was.
+pub fn replace_file(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), NewFileError> {
+    let err = |source| NewFileError {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (dir, name) = split(path).map_err(err)?;
+    let tmp = dir.join(temp_name(&name));
+    write_new_file(&tmp, fill).map_err(|e| err(e.source))?;
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        err(e)
+    })
+}
+
 fn rewind_and(
     file: &mut File,
     check: &mut dyn FnMut(&mut File) -> io::Result<()>,

@@ -229,8 +229,8 @@ struct Runner {
     preview_tx: Sender<(PathBuf, Dialect)>,
     write_tx: Sender<WriteJob>,
     current_dir: Option<PathBuf>,
-    /// What each session confirmed for deletion was (folder and file identity) when Ctrl+D
-    /// was pressed; the delete refuses if that changed by the time Enter is.
+    /// What each session was (folder and file identity) when it was chosen for deletion
+    /// (Ctrl+D) or opened in the view: the delete, label or check-out refuses if that changed.
     pins: Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, Pin>>>,
     /// What deletes are checked against.
     roots: Arc<[SessionRoot]>,
@@ -268,18 +268,30 @@ impl Runner {
                 home,
             } => {
                 let _ = self.preview_tx.send((path.clone(), agent));
-                background(&self.tx, move || Event::SessionOpened {
-                    record,
-                    result: session_view::SessionViewState::open(&path, agent, viewport, home),
-                    path,
+                let pins = Arc::clone(&self.pins);
+                background(&self.tx, move || {
+                    // What the view shows is what its labels and check-outs may write to.
+                    if let (Ok(pin), Ok(mut pins)) = (Pin::of(&path), pins.lock()) {
+                        pins.insert(path.clone(), pin);
+                    }
+                    Event::SessionOpened {
+                        record,
+                        result: session_view::SessionViewState::open(&path, agent, viewport, home),
+                        path,
+                    }
                 });
             }
-            Effect::View { session, effect } => self.write(move || {
-                session_view::execute(&effect).map(|outcome| Event::ViewDone {
-                    path: session,
-                    outcome: Box::new(outcome),
+            Effect::View { session, effect } => {
+                let pin = self.pins.lock().ok().and_then(|p| p.get(&session).copied());
+                self.write(move || {
+                    session_view::execute_pinned(&effect, pin.as_ref()).map(|outcome| {
+                        Event::ViewDone {
+                            path: session,
+                            outcome: Box::new(outcome),
+                        }
+                    })
                 })
-            }),
+            }
             Effect::RefreshRecord { path, agent } => {
                 let current_dir = self.current_dir.clone();
                 background(&self.tx, move || Event::RecordRefreshed {
