@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod output;
+mod trash_cmd;
 use output::{path_json, paths_json, report_done};
 use serde_json::{Value, json};
 
@@ -163,6 +164,27 @@ pub enum Command {
     Cache {
         #[command(subcommand)]
         action: CacheAction,
+    },
+    /// Session files in the platform trash: list them, restore one (with its `.bak` files).
+    Trash {
+        #[command(subcommand)]
+        action: TrashAction,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum TrashAction {
+    /// List the session files in the trash: deletion time and original path.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Restore a trashed session, byte for byte, with its backups.
+    Restore {
+        /// The session's original path (or its file name, when only one has it).
+        session: String,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -446,6 +468,10 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 },
             }
         }
+        Command::Trash { action } => match action {
+            TrashAction::List { json } => trash_cmd::list(out, json)?,
+            TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json)?,
+        },
         Command::Cache { action } => match action {
             CacheAction::Clear => {
                 let removed = crate::storage::cache::clear()?;
@@ -1077,11 +1103,18 @@ fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<()
         return Ok(());
     }
     match trash_session(path) {
-        Ok(t) => report_done(
-            out,
-            &format!("{shown} was moved to the trash"),
-            &to_json(&json!({"trashed": paths_json(&t.paths)})),
-        ),
+        Ok(t) => {
+            let undo = trash_cmd::undo_command(t.paths.first().map_or(path, |p| p.as_path()));
+            let _ = writeln!(
+                io::stderr().lock(),
+                "grove: moved to the trash; to undo: {undo}"
+            );
+            report_done(
+                out,
+                &format!("{shown} was moved to the trash"),
+                &to_json(&json!({"trashed": paths_json(&t.paths), "undo": undo})),
+            )
+        }
         Err(e) => Err(msg(format!(
             "{e}\nNothing was deleted. To delete for good, run again with --permanent."
         ))),

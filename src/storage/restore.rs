@@ -99,3 +99,68 @@ pub fn move_or_copy(from: &Path, to: &Path) -> io::Result<()> {
     let _ = fs::remove_file(from);
     Ok(())
 }
+
+/// A session file in the platform trash, with the Atomic backups trashed with it.
+#[derive(Clone, Debug)]
+pub struct TrashedSession {
+    pub item: trash::TrashItem,
+    pub in_trash: Option<PathBuf>,
+    pub backups: Vec<trash::TrashItem>,
+}
+
+/// How far apart (seconds) a session and its `.bak` files may have been trashed to belong
+/// together (one delete trashes them within the same second or two).
+const SAME_DELETE_SECS: i64 = 60;
+
+/// The session files (`*.jsonl`) in the platform trash, most recently deleted first.
+pub fn list_trashed_sessions() -> Result<Vec<TrashedSession>, TrashError> {
+    let items = trash::os_limited::list()
+        .map_err(|e| TrashError::NotInTrash(super::trash::describe(&e)))?;
+    let mut sessions: Vec<TrashedSession> = items
+        .iter()
+        .filter(|i| i.name.to_string_lossy().ends_with(".jsonl"))
+        .map(|s| {
+            let prefix = format!("{}.", s.name.to_string_lossy());
+            let backups = items
+                .iter()
+                .filter(|b| {
+                    let n = b.name.to_string_lossy();
+                    b.original_parent == s.original_parent
+                        && n.starts_with(&prefix)
+                        && n.ends_with(".bak")
+                        && (b.time_deleted - s.time_deleted).abs() <= SAME_DELETE_SECS
+                })
+                .cloned()
+                .collect();
+            TrashedSession {
+                in_trash: file_in_trash(s),
+                item: s.clone(),
+                backups,
+            }
+        })
+        .collect();
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.item.time_deleted));
+    Ok(sessions)
+}
+
+/// Restores a trashed session and its backups byte for byte (see [`restore_item`]); nothing
+/// moves when any of their places is taken again. Returns the restored paths.
+pub fn restore_trashed(s: &TrashedSession) -> Result<Vec<PathBuf>, TrashError> {
+    let all: Vec<&trash::TrashItem> = std::iter::once(&s.item).chain(&s.backups).collect();
+    for item in &all {
+        let original = item.original_path();
+        if fs::symlink_metadata(&original).is_ok() {
+            return Err(TrashError::RestoreFailed {
+                in_trash: file_in_trash(item).unwrap_or_default(),
+                path: original,
+                reason: "a file of that name exists again (not overwritten)".into(),
+            });
+        }
+    }
+    let mut restored = Vec::new();
+    for item in all {
+        restore_item(item)?;
+        restored.push(item.original_path());
+    }
+    Ok(restored)
+}
