@@ -504,7 +504,7 @@ fn report_problems(listing: &Listing) {
         let _ = writeln!(
             err,
             "grove: skipped {}: {}",
-            sanitize_line(&p.path.to_string_lossy()),
+            crate::text::sanitize::sanitize_path(&p.path.to_string_lossy()),
             sanitize_line(&p.reason)
         );
     }
@@ -801,7 +801,7 @@ pub fn load_for_display(path: &Path) -> Result<Session, CliError> {
         let _ = writeln!(
             io::stderr().lock(),
             "grove: note: {}: {} problem(s) while reading; first: line {}: {}",
-            sanitize_line(&path.to_string_lossy()),
+            crate::text::sanitize::sanitize_path(&path.to_string_lossy()),
             issues.len(),
             first.line,
             sanitize_line(&crate::text::sanitize::truncate_width(&first.message, 200))

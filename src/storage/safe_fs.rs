@@ -225,10 +225,30 @@ impl PinnedDir {
     }
 }
 
+/// How long a grove process waits for another one's lock on a session file before giving up
+/// (an append holds it for milliseconds; a stopped or hung process must not hang this one).
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Takes grove's advisory lock on a session file (released when the file is closed). Every
-/// grove process appending to a file takes it, so their appends never interleave.
+/// grove process appending to a file takes it, so their appends never interleave. Gives up with
+/// `WouldBlock` after [`LOCK_WAIT`].
 pub fn lock_exclusive(file: &File) -> io::Result<()> {
-    rustix::fs::flock(file, FlockOperation::LockExclusive).map_err(Into::into)
+    let start = std::time::Instant::now();
+    loop {
+        match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK && start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "another grove process has held the session's lock for 10 s",
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// Why a new file was not created. Nothing is left at `path` in any case.
