@@ -39,8 +39,9 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn sigterm(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+    // The shell's own `kill`: no procps needed.
+    let _ = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}")])
         .status();
 }
 

@@ -75,6 +75,7 @@ fn restore_across_file_systems_copies_verifies_then_removes_the_trash_copy() {
         println!("scenario {scenario} done");
         return;
     }
+    let guard = support::Unmount(folder.clone());
     assert_ne!(
         dev(&folder),
         dev(&sandbox.join("data")),
@@ -84,7 +85,7 @@ fn restore_across_file_systems_copies_verifies_then_removes_the_trash_copy() {
     let restored = fs::read(&s).ok();
     let restored_bak = fs::read(&bak).ok();
     let restored_mtime = fs::metadata(&s).map(|m| m.mtime()).ok();
-    support::umount(&folder);
+    drop(guard);
     result.unwrap();
     assert_eq!(
         restored.as_deref(),
@@ -130,9 +131,10 @@ fn a_failed_restore_across_file_systems_leaves_the_place_empty_and_says_where_th
         println!("scenario {scenario} done");
         return;
     }
+    let guard = support::Unmount(folder.clone());
     let result = restore(&t);
     let left: Vec<_> = fs::read_dir(&folder).unwrap().flatten().collect();
-    support::umount(&folder);
+    drop(guard);
     let e = result.unwrap_err();
     assert!(matches!(e, TrashError::RestoreFailed { .. }), "{e:?}");
     let text = e.to_string();
@@ -148,10 +150,11 @@ fn a_failed_restore_across_file_systems_leaves_the_place_empty_and_says_where_th
 
     // Undo again once there is room: everything comes back.
     support::mount_tmpfs_at(&folder, "16m").unwrap();
+    let guard = support::Unmount(folder.clone());
     let again = restore(&t);
     let restored = fs::read(&s).ok();
     let restored_bak = fs::read(&bak).ok();
-    support::umount(&folder);
+    drop(guard);
     again.unwrap();
     assert_eq!(restored.as_deref(), Some(&before[..]));
     assert_eq!(restored_bak.as_deref(), Some(&b"backup bytes"[..]));

@@ -65,6 +65,15 @@ pub fn tmpfs(size: &str) -> Option<Tmpfs> {
     Some(Tmpfs { dir })
 }
 
+/// Unmounts its path on drop, so a failed assertion does not leave a mount behind.
+pub struct Unmount(pub PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        umount(&self.0);
+    }
+}
+
 /// Unmounts `at` (lazily, so an open handle cannot keep it busy).
 pub fn umount(at: &Path) {
     let _ = Command::new("umount").arg("-l").arg(at).status();
