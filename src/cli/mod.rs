@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod output;
 mod trash_cmd;
-use output::{path_json, paths_json, report_done};
+use output::{load_for_write, path_json, paths_json, print_note, report_done, shown_path};
 use serde_json::{Value, json};
 
 use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
@@ -237,36 +237,6 @@ impl CliError {
             _ => false,
         }
     }
-}
-
-/// Says on stderr what another writer did meanwhile and what grove did about it.
-fn print_note(note: Option<&str>) {
-    if let Some(n) = note {
-        let _ = writeln!(io::stderr().lock(), "grove: note: {}", sanitize_line(n));
-    }
-}
-
-/// Loads a session to write to it: a file that is not a session (no header) is refused with
-/// why, naming what a link points to, rather than "no entry".
-fn load_for_write(path: &Path) -> Result<Session, CliError> {
-    let s = load_session(path)?;
-    if s.parsed.header.is_some() {
-        return Ok(s);
-    }
-    let shown = crate::text::sanitize::sanitize_path(&path.to_string_lossy()).into_owned();
-    Err(match std::fs::read_link(path) {
-        Ok(target) => msg(format!(
-            "{shown}: a link to {}, which is not a session file (no session header on its first line); nothing was written",
-            crate::text::sanitize::sanitize_path(&target.to_string_lossy())
-        )),
-        Err(_) => msg(format!(
-            "{shown}: not a session file (no session header on its first line); nothing was written"
-        )),
-    })
-}
-
-fn shown_path(p: &Path) -> String {
-    crate::text::sanitize::sanitize_path(&p.to_string_lossy()).into_owned()
 }
 
 fn msg(s: impl Into<String>) -> CliError {

@@ -56,3 +56,37 @@ pub fn report_done(out: &mut dyn Write, done: &str, report: &str) -> Result<(), 
 pub fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
+
+/// Says on stderr what another writer did meanwhile and what grove did about it.
+pub fn print_note(note: Option<&str>) {
+    if let Some(n) = note {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "grove: note: {}",
+            crate::text::sanitize::sanitize_line(n)
+        );
+    }
+}
+
+/// Loads a session to write to it: a file that is not a session (no header) is refused with
+/// why, naming what a link points to, rather than "no entry".
+pub fn load_for_write(path: &Path) -> Result<crate::model::tree::Session, super::CliError> {
+    let s = crate::storage::read::load_session(path)?;
+    if s.parsed.header.is_some() {
+        return Ok(s);
+    }
+    let shown = crate::text::sanitize::sanitize_path(&path.to_string_lossy()).into_owned();
+    Err(match std::fs::read_link(path) {
+        Ok(target) => super::msg(format!(
+            "{shown}: a link to {}, which is not a session file (no session header on its first line); nothing was written",
+            crate::text::sanitize::sanitize_path(&target.to_string_lossy())
+        )),
+        Err(_) => super::msg(format!(
+            "{shown}: not a session file (no session header on its first line); nothing was written"
+        )),
+    })
+}
+
+pub fn shown_path(p: &Path) -> String {
+    crate::text::sanitize::sanitize_path(&p.to_string_lossy()).into_owned()
+}
