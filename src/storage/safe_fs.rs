@@ -294,12 +294,18 @@ pub fn create_new_checked(
         return Err(err(io::Error::from(io::ErrorKind::AlreadyExists)));
     }
     let mode = Mode::from_raw_mode(0o644);
-    match rustix::fs::openat(
-        &dirfd,
-        ".",
-        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
-        mode,
-    ) {
+    // The unnamed file is linked by its /proc name: without /proc, use a temporary name.
+    let unnamed = if Path::new("/proc/self/fd").is_dir() {
+        rustix::fs::openat(
+            &dirfd,
+            ".",
+            OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+            mode,
+        )
+    } else {
+        Err(rustix::io::Errno::NOTSUP)
+    };
+    match unnamed {
         Ok(fd) => {
             let mut file = File::from(fd);
             fill_and_sync(&mut file, fill)
