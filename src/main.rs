@@ -45,7 +45,7 @@ fn run_cli(cli: &Cli) -> ExitCode {
             let _ = out.flush();
             ExitCode::SUCCESS
         }
-        Err(grove::cli::CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+        Err(e) if e.is_broken_pipe() => {
             // The reader went away (`grove list | head`): not an error.
             ExitCode::SUCCESS
         }
@@ -54,7 +54,8 @@ fn run_cli(cli: &Cli) -> ExitCode {
             for line in e.to_string().lines() {
                 eprintln!("grove: {}", sanitize_line(line));
             }
-            ExitCode::FAILURE
+            // 1: nothing was changed; 3: the change is made, only its report failed.
+            ExitCode::from(e.exit_code())
         }
     }
 }

@@ -66,7 +66,11 @@ mod tests {
     use crate::app::state::Options;
 
     fn state() -> AppState {
-        let mut s = AppState::new(Options::default(), Keymap::default(), crate::app::theme::Palette::default());
+        let mut s = AppState::new(
+            Options::default(),
+            Keymap::default(),
+            crate::app::theme::Palette::default(),
+        );
         s.notice = Notice::config_problems(vec!["line 1, column 2: bad".into()]);
         s
     }

@@ -7,6 +7,10 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub mod output;
+mod trash_cmd;
+use output::{load_for_write, path_json, paths_json, print_note, report_done, shown_path};
 use serde_json::{Value, json};
 
 use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
@@ -172,6 +176,27 @@ pub enum Command {
         #[command(subcommand)]
         action: CacheAction,
     },
+    /// Session files in the platform trash: list them, restore one (with its `.bak` files).
+    Trash {
+        #[command(subcommand)]
+        action: TrashAction,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum TrashAction {
+    /// List the session files in the trash: deletion time and original path.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Restore a trashed session, byte for byte, with its backups.
+    Restore {
+        /// The session's original path (or its file name, when only one has it).
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -193,6 +218,36 @@ pub enum CliError {
     Trash(#[from] crate::storage::trash::TrashError),
     #[error("{0}")]
     Io(#[from] io::Error),
+    /// The change is made; only printing its report failed (exit status 3, not 1).
+    #[error(
+        "{done}, but printing the result failed: {source}. The change is made: do not run the command again."
+    )]
+    DoneButOutputFailed {
+        done: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl CliError {
+    /// The process exit status: 1 when nothing was changed, 3 when the change was made but
+    /// its report could not be printed (see [`output`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::DoneButOutputFailed { .. } => output::EXIT_DONE_OUTPUT_FAILED,
+            _ => 1,
+        }
+    }
+
+    /// Only the reader of stdout went away (`grove … | head`): not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            CliError::Io(e) | CliError::DoneButOutputFailed { source: e, .. } => {
+                output::is_broken_pipe(e)
+            }
+            _ => false,
+        }
+    }
 }
 
 fn msg(s: impl Into<String>) -> CliError {
@@ -317,7 +372,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             if text.is_none() && !clear {
                 return Err(msg("give the label TEXT, or --clear to remove it"));
             }
-            let s = load_session(&path)?;
+            let s = load_for_write(&path)?;
             let target = resolve_entry(&s, &entry)?;
             let a = append_entry(
                 &path,
@@ -326,35 +381,48 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     label: if clear { None } else { text },
                 },
             )?;
-            writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
+            print_note(a.note.as_deref());
+            report_done(
+                out,
+                &format!("label {} written to {}", a.id, shown_path(&path)),
+                &to_json(&json!({"path": path_json(&path), "id": a.id})),
+            )?;
         }
         Command::Rename { session, name } => {
             let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let a = append_entry(&path, NewEntry::Rename { name })?;
-            writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
+            print_note(a.note.as_deref());
+            report_done(
+                out,
+                &format!("name {} written to {}", a.id, shown_path(&path)),
+                &to_json(&json!({"path": path_json(&path), "id": a.id})),
+            )?;
         }
         Command::Checkout { session, entry } => {
             let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
-            let s = load_session(&path)?;
+            let s = load_for_write(&path)?;
             let target = resolve_entry(&s, &entry)?;
             let a = append_entry(&path, NewEntry::Checkout { target_id: target })?;
-            writeln!(
+            print_note(a.note.as_deref());
+            report_done(
                 out,
-                "{}",
-                to_json(&json!({"path": path, "id": a.id, "leafParentId": a.parent_id}))
+                &format!("checkout {} written to {}", a.id, shown_path(&path)),
+                &to_json(
+                    &json!({"path": path_json(&path), "id": a.id, "leafParentId": a.parent_id}),
+                ),
             )?;
         }
         Command::Fork { session, at } => {
             let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
             let at = match at {
-                Some(a) => Some(resolve_entry(&load_session(&path)?, &a)?),
+                Some(a) => Some(resolve_entry(&load_for_write(&path)?, &a)?),
                 None => None,
             };
             let f = fork_session(&path, at.as_deref())?;
-            writeln!(
+            report_done(
                 out,
-                "{}",
-                to_json(&serde_json::to_value(&f).unwrap_or_default())
+                &format!("fork written to {}", shown_path(&f.path)),
+                &to_json(&json!({"path": path_json(&f.path), "id": f.id, "leafId": f.leaf_id})),
             )?;
         }
         Command::Rm {
@@ -384,7 +452,11 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             match output {
                 Some(file) => {
                     write_new_file(&file, text.as_bytes())?;
-                    writeln!(out, "{}", to_json(&json!({"written": file})))?;
+                    report_done(
+                        out,
+                        &format!("export written to {}", shown_path(&file)),
+                        &to_json(&json!({"written": path_json(&file)})),
+                    )?;
                 }
                 // JSONL on a terminal: C1, bidi and invisible characters as \u escapes (the same
                 // JSON), so what is printed is inert. A file gets the lines as stored.
@@ -394,25 +466,34 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 },
             }
         }
+        Command::Trash { action } => match action {
+            TrashAction::List { json } => trash_cmd::list(out, json)?,
+            TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json)?,
+        },
         Command::Cache { action } => match action {
             CacheAction::Clear => {
                 let removed = crate::storage::cache::clear()?;
-                writeln!(out, "{}", to_json(&json!({"removed": removed})))?;
+                report_done(
+                    out,
+                    "the cache is cleared",
+                    &to_json(&json!({"removed": removed.as_deref().map(path_json)})),
+                )?;
             }
         },
     }
     Ok(())
 }
 
-/// Writes a new file; refuses to overwrite.
+/// Writes a new file, whole or not at all (see [`crate::storage::safe_fs::write_new_file`]);
+/// refuses to overwrite. The error names the path.
 pub fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| msg(format!("{}: {e}", path.display())))?;
-    f.write_all(bytes)?;
-    Ok(())
+    crate::storage::safe_fs::write_new_file(path, &mut |w| w.write_all(bytes)).map_err(|e| {
+        msg(format!(
+            "{}: {}; no file was created",
+            shown_path(&e.path),
+            e.source
+        ))
+    })
 }
 
 fn report_problems(listing: &Listing) {
@@ -421,7 +502,7 @@ fn report_problems(listing: &Listing) {
         let _ = writeln!(
             err,
             "grove: skipped {}: {}",
-            sanitize_line(&p.path.to_string_lossy()),
+            crate::text::sanitize::sanitize_path(&p.path.to_string_lossy()),
             sanitize_line(&p.reason)
         );
     }
@@ -438,7 +519,7 @@ fn short_id(id: &str) -> String {
 /// The JSON of a listing row: pi's camelCase `SessionInfo` fields plus grove's.
 pub fn info_json(s: &SessionInfo) -> Value {
     json!({
-        "path": s.path,
+        "path": path_json(&s.path),
         "id": s.id,
         "cwd": s.cwd,
         "name": s.name,
@@ -468,6 +549,7 @@ pub fn info_json(s: &SessionInfo) -> Value {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct InfoJson<'a> {
+    #[serde(serialize_with = "output::serialize_path")]
     path: &'a Path,
     id: &'a str,
     cwd: &'a str,
@@ -631,6 +713,7 @@ pub fn escape_inert(s: &str) -> String {
 fn needs_json_escape(c: char) -> bool {
     // serde_json already escapes C0 controls inside strings; the rest only occur in strings.
     matches!(c, '\u{7f}'..='\u{9f}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E007F}' | '\u{061C}' | '\u{2028}' | '\u{2029}')
+        || crate::text::sanitize::is_hidden_or_ignorable(c)
 }
 
 /// Finds a session by path, id, unique id prefix, or exact name.
@@ -707,7 +790,7 @@ pub fn load_for_display(path: &Path) -> Result<Session, CliError> {
         let _ = writeln!(
             io::stderr().lock(),
             "grove: note: {}: {} problem(s) while reading; first: line {}: {}",
-            sanitize_line(&path.to_string_lossy()),
+            crate::text::sanitize::sanitize_path(&path.to_string_lossy()),
             issues.len(),
             first.line,
             sanitize_line(&crate::text::sanitize::truncate_width(&first.message, 200))
@@ -774,7 +857,7 @@ fn show(
         .collect();
     let count = |k: EntryKind| s.entries().iter().filter(|e| e.kind == k).count();
     let v = json!({
-        "path": path,
+        "path": path_json(path),
         "id": h.map(|h| h.id.clone()),
         "cwd": h.map(|h| h.cwd.clone()),
         "created": h.map(|h| h.timestamp.clone()),
@@ -802,12 +885,18 @@ fn show(
     }
     if let Value::Object(m) = &v {
         for (k, val) in m {
-            let text = match val {
-                Value::String(s) => s.clone(),
-                Value::Null => "-".into(),
-                other => other.to_string(),
+            let text = match (k.as_str(), val) {
+                ("path", _) => path.to_string_lossy().into_owned(),
+                (_, Value::String(s)) => s.clone(),
+                (_, Value::Null) => "-".into(),
+                (_, other) => other.to_string(),
             };
-            writeln!(out, "{k:>18}: {}", sanitize_line(&text))?;
+            // Line breaks and tabs shown as ^J, ^M, ^I: a path with a newline is not another.
+            writeln!(
+                out,
+                "{k:>18}: {}",
+                crate::text::sanitize::sanitize_path(&text)
+            )?;
         }
     }
     Ok(())
@@ -971,7 +1060,7 @@ fn context(
 }
 
 fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<(), CliError> {
-    let shown = sanitize_line(&path.to_string_lossy()).into_owned();
+    let shown = shown_path(path);
     let interactive = io::stdin().is_terminal();
     if !yes {
         if !interactive {
@@ -995,17 +1084,25 @@ fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<()
             return Err(msg("permanent deletion needs --yes"));
         }
         let removed = delete_permanently(path)?;
-        writeln!(
+        report_done(
             out,
-            "{}",
-            to_json(&json!({"deleted": removed, "permanent": true}))
+            &format!("{shown} was deleted permanently"),
+            &to_json(&json!({"deleted": paths_json(&removed), "permanent": true})),
         )?;
         return Ok(());
     }
     match trash_session(path) {
         Ok(t) => {
-            writeln!(out, "{}", to_json(&json!({"trashed": t.paths})))?;
-            Ok(())
+            let undo = trash_cmd::undo_command(t.paths.first().map_or(path, |p| p.as_path()));
+            let _ = writeln!(
+                io::stderr().lock(),
+                "grove: moved to the trash; to undo: {undo}"
+            );
+            report_done(
+                out,
+                &format!("{shown} was moved to the trash"),
+                &to_json(&json!({"trashed": paths_json(&t.paths), "undo": undo})),
+            )
         }
         Err(e) => Err(msg(format!(
             "{e}\nNothing was deleted. To delete for good, run again with --permanent."

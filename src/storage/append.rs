@@ -6,12 +6,21 @@
 //! re-reads the file when another program appended between grove's read and its write (so the
 //! new line never hangs off a stale entry), verifies the line after writing, and after a short
 //! write removes its own partial line when nothing else was appended meanwhile.
+//!
+//! The file is reached through its folder, held open and pinned ([`super::safe_fs::PinnedDir`]):
+//! a folder swapped for a link or a replaced file is refused, never written. grove processes
+//! take an advisory lock on the file while appending, so they never interleave. After writing,
+//! grove reads back what precedes its line: when a writer that takes no lock (the agent) slipped
+//! a line in between, grove's line would hide the agent's last entry from a resume (pi resumes
+//! from the file's last line), so grove appends a `grove.checkout` entry hanging off the agent's
+//! line, restoring the leaf the agent would have had, and says so in [`Appended::note`].
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,6 +30,7 @@ use crate::model::entry::{EntryKind, JsonMap, format_iso_ms};
 use crate::model::tree::Session;
 
 use super::read::{ReadError, load_session};
+use super::safe_fs::{Pin, PinError, PinnedDir, lock_exclusive};
 
 /// Why an append did not happen. The file is unchanged in every case.
 #[derive(Debug, thiserror::Error)]
@@ -57,12 +67,23 @@ pub enum WriteError {
     Unverified { path: PathBuf },
     #[error("{path}: {detail}; nothing was written")]
     Changed { path: PathBuf, detail: String },
+    #[error(transparent)]
+    Pin(PinError),
     #[error("{path}: {source}; nothing was written")]
     Io {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
+}
+
+impl From<PinError> for WriteError {
+    fn from(e: PinError) -> Self {
+        match e {
+            PinError::Io { path, source } => WriteError::Io { path, source },
+            changed => WriteError::Pin(changed),
+        }
+    }
 }
 
 /// The low-level write, a seam so tests can inject disk-full or permission failures.
@@ -86,6 +107,8 @@ pub struct Appended {
     pub id: String,
     pub parent_id: Option<String>,
     pub line: String,
+    /// Set when another program wrote meanwhile and what grove did about it.
+    pub note: Option<String>,
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -177,6 +200,16 @@ pub fn append_entry(path: &Path, entry: NewEntry) -> Result<Appended, WriteError
 /// How often grove re-reads a file that another program is appending to before giving up.
 const ATTEMPTS: usize = 5;
 
+/// [`append_entry`] refusing unless `path` is still the file (and folder) pinned in `pin`,
+/// taken when the user saw the session.
+pub fn append_entry_pinned(
+    path: &Path,
+    entry: NewEntry,
+    pin: &Pin,
+) -> Result<Appended, WriteError> {
+    append_entry_full(path, entry, &mut OsSink, now_ms(), Some(pin))
+}
+
 /// [`append_entry`] with an injected sink and clock.
 pub fn append_entry_with(
     path: &Path,
@@ -184,11 +217,38 @@ pub fn append_entry_with(
     sink: &mut dyn AppendSink,
     now: i64,
 ) -> Result<Appended, WriteError> {
+    append_entry_full(path, entry, sink, now, None)
+}
+
+/// The append itself: pinned folder and file, grove's lock, the line, the read-back.
+pub fn append_entry_full(
+    path: &Path,
+    entry: NewEntry,
+    sink: &mut dyn AppendSink,
+    now: i64,
+    pin: Option<&Pin>,
+) -> Result<Appended, WriteError> {
+    let io_err = |source| WriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = PinnedDir::open(path, pin)?;
+    let mut file = dir.open_append()?;
+    if !file.metadata().map_err(io_err)?.is_file() {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    // Held until `file` is dropped: another grove process waits here.
+    lock_exclusive(&file).map_err(io_err)?;
     let mut attempt = 0;
     loop {
         attempt += 1;
         let last_attempt = attempt >= ATTEMPTS;
         let session = load_session(path)?;
+        // What was read is what is pinned (and what `file` is).
+        dir.recheck()?;
         let (map, appended) = match build_line(path, &session, entry.clone(), now) {
             // A writer may be in the middle of its line: give it a moment before refusing.
             Err(WriteError::TornLastLine { .. }) if !last_attempt => {
@@ -197,19 +257,104 @@ pub fn append_entry_with(
             }
             other => other?,
         };
-        let mut line = serde_json::to_string(&Value::Object(map)).map_err(|e| WriteError::Io {
-            path: path.to_path_buf(),
-            source: io::Error::other(e),
-        })?;
-        line.push('\n');
-        match write_line(path, session.parsed.bytes, line.as_bytes(), sink) {
+        let line = to_line(path, map)?;
+        match write_line(path, &mut file, session.parsed.bytes, line.as_bytes(), sink) {
             Err(WriteError::Changed { .. } | WriteError::TornLastLine { .. }) if !last_attempt => {
                 std::thread::sleep(std::time::Duration::from_millis(5 * attempt as u64));
             }
             Err(e) => return Err(e),
-            Ok(()) => return Ok(Appended { line, ..appended }),
+            Ok(landed) => {
+                let repair = !matches!(entry, NewEntry::Checkout { .. });
+                let note =
+                    restore_agent_leaf(path, &mut file, &landed, &appended.id, repair, sink, now);
+                return Ok(Appended {
+                    line,
+                    note,
+                    ..appended
+                });
+            }
         }
     }
+}
+
+fn to_line(path: &Path, map: JsonMap) -> Result<String, WriteError> {
+    let mut line = serde_json::to_string(&Value::Object(map)).map_err(|e| WriteError::Io {
+        path: path.to_path_buf(),
+        source: io::Error::other(e),
+    })?;
+    line.push('\n');
+    Ok(line)
+}
+
+/// Where grove's line landed: the file from the size grove checked to its end, and the offset
+/// of grove's line in it.
+struct Landed {
+    before: u64,
+    tail: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+/// After grove's line landed behind lines another program slipped in (it takes no lock) and is
+/// the file's last line, the agent would resume from grove's line, whose parent is the entry
+/// before the intruder's: its own last message would be skipped. A `grove.checkout` entry
+/// hanging off the intruder's last entry puts the leaf back where the agent left it.
+fn restore_agent_leaf(
+    path: &Path,
+    file: &mut File,
+    landed: &Landed,
+    our_id: &str,
+    repair: bool,
+    sink: &mut dyn AppendSink,
+    now: i64,
+) -> Option<String> {
+    if landed.at == 0 {
+        return None;
+    }
+    let shown = path.display();
+    let between = &landed.tail[..landed.at];
+    if !between.ends_with(b"\n") {
+        return Some(format!(
+            "{shown}: another program was writing a line when grove appended; grove's line {our_id} joined its unfinished line"
+        ));
+    }
+    if landed.at + landed.len < landed.tail.len() {
+        // More was written after grove's line: the leaf is the other writer's again.
+        return None;
+    }
+    let their_id = between[..between.len() - 1]
+        .rsplit(|b| *b == b'\n')
+        .next()
+        .and_then(|l| serde_json::from_slice::<Value>(l).ok())
+        .and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_owned))?;
+    if !repair {
+        return Some(format!(
+            "{shown}: another program appended entry {their_id} while grove wrote; the checkout {our_id} is now the leaf"
+        ));
+    }
+    let id = fresh_id(&[our_id, their_id.as_str()].into_iter().collect());
+    let mut m = JsonMap::new();
+    m.insert("type".into(), json!("custom"));
+    m.insert("id".into(), json!(id));
+    m.insert("parentId".into(), json!(their_id));
+    m.insert("timestamp".into(), json!(format_iso_ms(now)));
+    m.insert("customType".into(), json!("grove.checkout"));
+    m.insert(
+        "data".into(),
+        json!({"targetId": their_id, "previousLeafId": our_id}),
+    );
+    let size = landed.before + landed.tail.len() as u64;
+    let written = to_line(path, m)
+        .ok()
+        .map(|line| write_line(path, file, size, line.as_bytes(), sink));
+    Some(match written {
+        Some(Ok(_)) => format!(
+            "{shown}: another program appended entry {their_id} while grove wrote {our_id}; grove added checkout {id} so the session resumes from {their_id}"
+        ),
+        _ => format!(
+            "{shown}: another program appended entry {their_id} while grove wrote {our_id}; resuming now continues from grove's entry (check out {their_id} to go back)"
+        ),
+    })
 }
 
 fn build_line(
@@ -299,6 +444,7 @@ fn build_line(
             id,
             parent_id,
             line: String::new(),
+            note: None,
         },
     ))
 }
@@ -307,29 +453,18 @@ fn build_line(
 /// caller re-reads it: the new entry's `parentId` must be the file's actual last entry.
 fn write_line(
     path: &Path,
+    file: &mut File,
     expected_size: u64,
     line: &[u8],
     sink: &mut dyn AppendSink,
-) -> Result<(), WriteError> {
+) -> Result<Landed, WriteError> {
     let io_err = |source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = OpenOptions::new()
-        .append(true)
-        .read(true)
-        .open(path)
-        .map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile {
-            path: path.to_path_buf(),
-        }
-        .into());
-    }
-    let before = meta.len();
+    let before = file.metadata().map_err(io_err)?.len();
     if before != expected_size {
-        if before > expected_size && !ends_with_newline(&mut file, before).map_err(io_err)? {
+        if before > expected_size && !ends_with_newline(file, before).map_err(io_err)? {
             return Err(WriteError::TornLastLine {
                 path: path.to_path_buf(),
             });
@@ -344,12 +479,12 @@ fn write_line(
             detail: how.into(),
         });
     }
-    match sink.write_once(&mut file, line) {
+    match sink.write_once(file, line) {
         Ok(n) if n == line.len() => {}
         Ok(n) => {
             return Err(remove_partial(
                 path,
-                &mut file,
+                file,
                 before,
                 &line[..n],
                 short_write(n, line.len()),
@@ -363,12 +498,18 @@ fn write_line(
             });
         }
     }
-    verify(&mut file, before, line)
-        .map_err(io_err)?
-        .then_some(())
-        .ok_or(WriteError::Unverified {
+    let tail = read_from(file, before).map_err(io_err)?;
+    match memchr::memmem::find(&tail, line) {
+        Some(at) => Ok(Landed {
+            before,
+            tail,
+            at,
+            len: line.len(),
+        }),
+        None => Err(WriteError::Unverified {
             path: path.to_path_buf(),
-        })
+        }),
+    }
 }
 
 fn short_write(n: usize, len: usize) -> io::Error {
@@ -423,13 +564,13 @@ fn ends_with_newline(file: &mut File, size: u64) -> io::Result<bool> {
     Ok(b[0] == b'\n')
 }
 
-/// Checks that `line` is in the file at or after `from` (another writer may have appended
-/// between our size check and our write, which moves where ours landed).
-fn verify(file: &mut File, from: u64, line: &[u8]) -> io::Result<bool> {
+/// The file from `from` to its end (another writer may have appended between grove's size
+/// check and its write, which moves where grove's line landed).
+fn read_from(file: &mut File, from: u64) -> io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(from))?;
     let mut rest = Vec::new();
     file.read_to_end(&mut rest)?;
-    Ok(memchr::memmem::find(&rest, line).is_some())
+    Ok(rest)
 }
 
 #[cfg(test)]

@@ -16,6 +16,6 @@ pub fn clear() -> io::Result<Option<PathBuf>> {
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => Ok(Some(dir)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+        Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))),
     }
 }

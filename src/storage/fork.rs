@@ -3,8 +3,6 @@
 //! orphaned).
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -29,7 +27,8 @@ pub fn session_file_name(timestamp: &str, id: &str) -> String {
 }
 
 /// Writes a new session in the same folder as `source` holding the path to `at` (default:
-/// the leaf). Never overwrites a file.
+/// the leaf). Never overwrites a file; the new file appears whole (written under no name,
+/// synced, then linked into place) or not at all.
 pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteError> {
     let session = load_session(source)?;
     let p = || source.to_path_buf();
@@ -149,21 +148,13 @@ pub fn fork_session(source: &Path, at: Option<&str>) -> Result<Forked, WriteErro
     }
     let dir = source.parent().unwrap_or(Path::new("."));
     let out = dir.join(session_file_name(&timestamp, &id));
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&out)
-        .map_err(|e| WriteError::Io {
-            path: out.clone(),
-            source: e,
-        })?;
-    if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.sync_all()) {
-        let _ = std::fs::remove_file(&out);
-        return Err(WriteError::Io {
-            path: out,
-            source: e,
-        });
-    }
+    // Whole or not at all: a killed fork leaves no partial session to be listed.
+    super::safe_fs::write_new_file(&out, &mut |w| w.write_all(text.as_bytes())).map_err(|e| {
+        WriteError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    })?;
     Ok(Forked {
         path: out,
         id,

@@ -8,6 +8,8 @@ pub mod fork;
 pub mod fsutil;
 pub mod index;
 pub mod read;
+pub mod restore;
 pub mod roots;
+pub mod safe_fs;
 pub mod scan;
 pub mod trash;

@@ -4,6 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::roots::{SessionRoot, find_session_files};
+use super::safe_fs::{Pin, PinError, PinnedDir};
 
 /// Why a delete did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +25,39 @@ pub enum TrashError {
     OutsideRoots { path: PathBuf },
     #[error("{path}: {reason}; nothing was deleted")]
     NotASessionFile { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Pinned(PinError),
+    #[error(
+        "{path}: not restored: {reason}; {path} was left as it was, and the session is still in the trash at {in_trash}"
+    )]
+    RestoreFailed {
+        path: PathBuf,
+        in_trash: PathBuf,
+        reason: String,
+    },
+}
+
+impl From<PinError> for TrashError {
+    fn from(e: PinError) -> Self {
+        match e {
+            PinError::Io { path, source } => TrashError::Io { path, source },
+            changed => TrashError::Pinned(changed),
+        }
+    }
+}
+
+/// The trash is found through `XDG_DATA_HOME`; the XDG spec allows only an absolute path there
+/// and the trash crate would fail on a relative one with an empty path in its message.
+fn check_trash_env() -> Result<(), TrashError> {
+    match std::env::var_os("XDG_DATA_HOME") {
+        Some(v) if !v.is_empty() && !Path::new(&v).is_absolute() => {
+            Err(TrashError::Unavailable {
+                path: PathBuf::from(&v),
+                message: "XDG_DATA_HOME is a relative path; the XDG base directory spec requires an absolute one, so grove cannot find the trash (set it to an absolute path or unset it)".into(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The path as the trash records it: the parent folder resolved, the file name kept as is, so a
@@ -121,6 +155,9 @@ pub fn describe(e: &trash::Error) -> String {
         trash::Error::FileSystem { path, source } => format!("{}: {source}", path.display()),
         trash::Error::TargetedRoot => "refusing to trash a root folder".into(),
         trash::Error::CouldNotAccess { target } => format!("cannot access {target}"),
+        trash::Error::CanonicalizePath { original } if original.as_os_str().is_empty() => {
+            "cannot resolve the trash folder (an empty path: check HOME and XDG_DATA_HOME)".into()
+        }
         trash::Error::CanonicalizePath { original } => {
             format!("cannot resolve {}", original.display())
         }
@@ -165,7 +202,16 @@ pub struct Trashed {
 /// Moves a session (and its backups) to the trash. A symlinked session moves the link; the
 /// file it points to is left alone.
 pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
+    trash_session_pinned(path, None)
+}
+
+/// [`trash_session`], refusing unless the file and its folder are still those of `pin` (taken
+/// when the user chose the session), checked through an open handle of the folder at the
+/// moment of the move.
+pub fn trash_session_pinned(path: &Path, pin: Option<&Pin>) -> Result<Trashed, TrashError> {
+    check_trash_env()?;
     check_deletable(path)?;
+    let pinned = PinnedDir::open(path, pin)?;
     let mut paths = Vec::new();
     for p in files_of_session(path) {
         if p != path && check_deletable(&p).is_err() {
@@ -174,6 +220,12 @@ pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
         // The trash crate resolves only the parent folder too; recording the same path lets
         // `restore` find the item again.
         let p = entry_path(&p)?;
+        // The last moment before the move: the folder (and the file) are still the pinned ones.
+        if paths.is_empty() {
+            pinned.recheck()?;
+        } else {
+            pinned.recheck_folder()?;
+        }
         if let Err(e) = trash::delete(&p) {
             let mut message = describe(&e);
             if !paths.is_empty() {
@@ -201,6 +253,7 @@ pub fn trash_session(path: &Path) -> Result<Trashed, TrashError> {
     not(target_os = "android")
 ))]
 pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
+    check_trash_env()?;
     let items = trash::os_limited::list().map_err(|e| TrashError::NotInTrash(describe(&e)))?;
     let mut chosen = Vec::new();
     for p in &trashed.paths {
@@ -212,7 +265,21 @@ pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
             .ok_or_else(|| TrashError::NotInTrash(p.display().to_string()))?;
         chosen.push(best);
     }
-    trash::os_limited::restore_all(chosen).map_err(|e| TrashError::NotInTrash(describe(&e)))
+    // Nothing moves when any place is taken again.
+    for item in &chosen {
+        let original = item.original_path();
+        if fs::symlink_metadata(&original).is_ok() {
+            return Err(TrashError::RestoreFailed {
+                in_trash: super::restore::file_in_trash(item).unwrap_or_default(),
+                path: original,
+                reason: "a file of that name exists again (not overwritten)".into(),
+            });
+        }
+    }
+    for item in &chosen {
+        super::restore::restore_item(item)?;
+    }
+    Ok(())
 }
 
 /// Restoring needs the platform's trash listing, which this platform does not offer.
@@ -232,12 +299,26 @@ pub fn restore(trashed: &Trashed) -> Result<(), TrashError> {
 /// Deletes a session and its backups for good (a symlink is unlinked, its target kept).
 /// Callers must have asked twice.
 pub fn delete_permanently(path: &Path) -> Result<Vec<PathBuf>, TrashError> {
+    delete_permanently_pinned(path, None)
+}
+
+/// [`delete_permanently`] through the pinned folder handle (see [`trash_session_pinned`]).
+pub fn delete_permanently_pinned(
+    path: &Path,
+    pin: Option<&Pin>,
+) -> Result<Vec<PathBuf>, TrashError> {
     check_deletable(path)?;
+    let pinned = PinnedDir::open(path, pin)?;
     let paths: Vec<PathBuf> = files_of_session(path)
         .into_iter()
         .filter(|p| p == path || check_deletable(p).is_ok())
         .collect();
     for p in &paths {
+        if p == path {
+            pinned.unlink()?;
+            continue;
+        }
+        pinned.recheck_folder()?;
         fs::remove_file(p).map_err(|e| TrashError::Io {
             path: p.clone(),
             source: e,

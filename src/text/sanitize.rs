@@ -12,11 +12,20 @@
 //! | DEL `0x7F` | `^?` |
 //! | C1 control `U+0080..=U+009F` | `<U+009B>` (hex, 4+ digits) |
 //! | bidi controls, zero-width and other invisible format characters | `<U+202E>` |
+//! | every other default-ignorable or format (Cf) character: soft hyphen, Hangul fillers, variation selectors, tags… | `<U+3164>` |
+//! | the emoji/text presentation selectors `U+FE0E`, `U+FE0F` | removed |
 //! | `U+2028` / `U+2029` | a space |
 //! | `\t`, `\n`, `\r` | a space in [`sanitize_line`]; see [`sanitize_multiline`] |
 //!
 //! The replacement forms are plain printable ASCII, so the output never contains a character
-//! from any of these sets. Both functions borrow their input when nothing changes.
+//! from any of these sets.
+//!
+//! Why the default-ignorable and format characters: `unicode-width` (and so ratatui) measures
+//! them as 0 columns, but terminals draw many of them (U+3164 HANGUL FILLER takes 2 cells,
+//! U+00AD SOFT HYPHEN 1), so a row holding them spills into the next pane and leaves characters
+//! on screen. Escaped, every character left measures what the terminal draws. The presentation
+//! selectors are removed instead: terminals disagree on whether `❤\u{FE0F}` is 1 or 2 cells,
+//! and the base character alone is drawn the same everywhere. Both functions borrow their input when nothing changes.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -36,6 +45,8 @@ enum Action {
     CodePoint(char),
     /// A line or paragraph separator (or, for one-line output, a tab/newline/CR): a space.
     Space,
+    /// An emoji/text presentation selector: removed (its width is not agreed on).
+    Drop,
 }
 
 /// Bidi controls: they reorder the displayed text (the "Trojan Source" trick).
@@ -60,6 +71,43 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Default-ignorable code points (Unicode `Default_Ignorable_Code_Point`) and format characters
+/// (general category Cf) that [`is_bidi_control`] and [`is_invisible`] do not already cover:
+/// measured as 0 columns by `unicode-width` but drawn by terminals, or invisible.
+fn is_ignorable_or_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{06DD}'
+            | '\u{070F}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08E2}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{2065}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// Whether `c` is shown escaped or removed by the sanitizers though it is not a control
+/// character: bidi controls, zero-width, default-ignorable and format characters. JSON output
+/// writes these as `\u` escapes.
+pub fn is_hidden_or_ignorable(c: char) -> bool {
+    !c.is_ascii() && (is_bidi_control(c) || is_invisible(c) || is_ignorable_or_format(c))
+}
+
 /// Classification shared by both sanitizers; `\t`, `\n` and `\r` are handled by the callers.
 fn classify(c: char) -> Action {
     match c {
@@ -69,7 +117,10 @@ fn classify(c: char) -> Action {
         '\u{7F}' => Action::Caret(b'?'),
         '\u{80}'..='\u{9F}' => Action::CodePoint(c),
         '\u{2028}' | '\u{2029}' => Action::Space,
-        _ if is_bidi_control(c) || is_invisible(c) => Action::CodePoint(c),
+        '\u{FE0E}' | '\u{FE0F}' => Action::Drop,
+        _ if is_bidi_control(c) || is_invisible(c) || is_ignorable_or_format(c) => {
+            Action::CodePoint(c)
+        }
         _ => Action::Keep,
     }
 }
@@ -113,6 +164,7 @@ fn push_action(out: &mut String, c: char, action: Action) -> usize {
             out.push(' ');
             1
         }
+        Action::Drop => 0,
     }
 }
 
@@ -133,6 +185,21 @@ pub fn sanitize_line(s: &str) -> Cow<'_, str> {
             _ => classify(c),
         };
         push_action(&mut out, c, action);
+    }
+    Cow::Owned(out)
+}
+
+/// Sanitize a path (or any text where a line break is part of the value) for one line:
+/// like [`sanitize_line`], but a tab, `\n` or `\r` is shown in caret form (`^I`, `^J`, `^M`)
+/// instead of as a space, so a file name with a newline never reads as another name.
+pub fn sanitize_path(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find(|c: char| needs_change(c)) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        push_action(&mut out, c, classify(c));
     }
     Cow::Owned(out)
 }
@@ -284,8 +351,32 @@ mod tests {
     }
 
     #[test]
+    fn ignorable_and_format_characters_are_escaped_or_removed() {
+        // Drawn by terminals (2 and 1 cells) but measured 0 by unicode-width: escaped.
+        assert_eq!(sanitize_line("a\u{3164}b"), "a<U+3164>b");
+        assert_eq!(sanitize_line("soft\u{AD}hyphen"), "soft<U+00AD>hyphen");
+        assert_eq!(
+            sanitize_line("\u{115F}\u{1160}\u{FFA0}"),
+            "<U+115F><U+1160><U+FFA0>"
+        );
+        assert_eq!(sanitize_line("\u{600}1"), "<U+0600>1");
+        assert_eq!(sanitize_line("x\u{E0100}\u{FE00}"), "x<U+E0100><U+FE00>");
+        assert_eq!(
+            sanitize_line("\u{34F}\u{180E}\u{2065}"),
+            "<U+034F><U+180E><U+2065>"
+        );
+        // Presentation selectors: removed (terminals disagree on the width they give).
+        assert_eq!(sanitize_line("\u{2764}\u{FE0F} ok\u{FE0E}"), "\u{2764} ok");
+        assert!(!is_clean("a\u{FE0F}"));
+        assert_eq!(
+            sanitize_multiline("a\u{3164}\n\u{AD}", 4),
+            "a<U+3164>\n<U+00AD>"
+        );
+    }
+
+    #[test]
     fn clean_input_is_borrowed() {
-        for s in ["", "hello world", "日本語 😀 café", "a\u{FE0F}"] {
+        for s in ["", "hello world", "日本語 😀 café", "e\u{301}"] {
             assert!(is_clean(s), "{s:?}");
             assert!(matches!(sanitize_line(s), Cow::Borrowed(_)));
             assert!(matches!(sanitize_multiline(s, 4), Cow::Borrowed(_)));

@@ -18,7 +18,10 @@ use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, append_entry};
 use crate::storage::read::{SlimMode, load_session_cancellable, scan_info};
 use crate::storage::roots::SessionRoot;
-use crate::storage::trash::{check_in_roots, delete_permanently, restore, trash_session};
+use crate::storage::safe_fs::Pin;
+use crate::storage::trash::restore;
+
+use super::delete::delete_session_pinned;
 
 use super::jobs::{KeyedSlots, Pool, Slot, Ticket, WORKERS};
 use super::signals::Signal;
@@ -85,8 +88,25 @@ pub(crate) struct Runner {
     write_tx: Option<Sender<WriteJob>>,
     write_worker: Option<JoinHandle<()>>,
     current_dir: Option<PathBuf>,
+    /// What each session was (folder and file identity) when it was chosen for deletion
+    /// (Ctrl+D) or opened in the view: the delete, label or check-out refuses if that changed.
+    pins: Pins,
     /// What deletes are checked against.
     roots: Arc<[SessionRoot]>,
+}
+
+type Pins = Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, Pin>>>;
+
+/// Pins what `path` is now (best effort: a file that cannot be pinned is checked by the roots
+/// guard alone).
+fn pin_now(pins: &Pins, path: &Path) {
+    if let (Ok(pin), Ok(mut pins)) = (Pin::of(path), pins.lock()) {
+        pins.insert(path.to_owned(), pin);
+    }
+}
+
+fn pinned(pins: &Pins, path: &Path) -> Option<Pin> {
+    pins.lock().ok().and_then(|p| p.get(path).copied())
 }
 
 impl Runner {
@@ -111,6 +131,7 @@ impl Runner {
             write_tx: Some(write_tx),
             write_worker: Some(write_worker),
             current_dir,
+            pins: Arc::default(),
             roots,
         }
     }
@@ -277,10 +298,13 @@ impl Runner {
                     path: path.clone(),
                     generation: ticket.generation(),
                 });
+                let pins = Arc::clone(&self.pins);
                 self.submit(
                     Job::Open,
                     ticket,
                     move |ticket| {
+                        // What the view shows is what its labels and check-outs may write to.
+                        pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
                         let result = open_view(&path, agent, viewport, home, &cancelled);
                         (!ticket.is_cancelled()).then_some(Event::SessionOpened {
@@ -292,12 +316,17 @@ impl Runner {
                     || None,
                 );
             }
-            Effect::View { session, effect } => self.write(move || {
-                crate::app::session_view::execute(&effect).map(|outcome| Event::ViewDone {
-                    path: session,
-                    outcome: Box::new(outcome),
+            Effect::View { session, effect } => {
+                let pin = pinned(&self.pins, &session);
+                self.write(move || {
+                    crate::app::session_view::execute_pinned(&effect, pin.as_ref()).map(|outcome| {
+                        Event::ViewDone {
+                            path: session,
+                            outcome: Box::new(outcome),
+                        }
+                    })
                 })
-            }),
+            }
             Effect::RefreshRecord { path, agent } => {
                 let current_dir = self.current_dir.clone();
                 let ticket = self.refresh.next(path.clone());
@@ -318,12 +347,16 @@ impl Runner {
             }
             Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
             Effect::Discard(view) => self.pool.run(move || drop(view)),
-            Effect::CheckLive { record, path } => self.latest(Job::Live, move |_| {
-                Some(Event::LiveChecked {
-                    record,
-                    liveness: check_liveness(&path, SystemTime::now()),
+            Effect::CheckLive { record, path } => {
+                // Ctrl+D: pin what the user is about to confirm.
+                pin_now(&self.pins, &path);
+                self.latest(Job::Live, move |_| {
+                    Some(Event::LiveChecked {
+                        record,
+                        liveness: check_liveness(&path, SystemTime::now()),
+                    })
                 })
-            }),
+            }
             Effect::AppendRename { record, path, name } => {
                 let current_dir = self.current_dir.clone();
                 self.write(move || {
@@ -335,7 +368,13 @@ impl Runner {
             }
             effect @ (Effect::TrashSession { .. } | Effect::DeletePermanently { .. }) => {
                 let roots = Arc::clone(&self.roots);
-                self.write(move || delete_session(&effect, &roots));
+                let pin = match &effect {
+                    Effect::TrashSession { path, .. } | Effect::DeletePermanently { path, .. } => {
+                        pinned(&self.pins, path)
+                    }
+                    _ => None,
+                };
+                self.write(move || delete_session_pinned(&effect, &roots, pin.as_ref()));
             }
             Effect::RestoreTrash(item) => self.write(move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
@@ -394,38 +433,6 @@ fn spawn_write_worker(events: Sender<Msg>) -> (Sender<WriteJob>, JoinHandle<()>)
     (tx, worker)
 }
 
-/// Runs a delete effect (to the trash, or permanently after the second confirmation) with the
-/// guard `grove rm` uses: only a file grove lists under `roots` is deleted, so a path that left
-/// the roots since the scan (a folder swapped for a link, a record from elsewhere) is refused.
-/// A refusal ends the delete with an error rather than offering permanent deletion. `None` for
-/// any other effect.
-pub fn delete_session(effect: &Effect, roots: &[SessionRoot]) -> Option<Event> {
-    let (record, path, permanent) = match effect {
-        Effect::TrashSession { record, path } => (*record, path, false),
-        Effect::DeletePermanently { record, path } => (*record, path, true),
-        _ => return None,
-    };
-    if let Err(e) = check_in_roots(path, roots) {
-        return Some(Event::DeletedPermanently {
-            record,
-            result: Err(e.to_string()),
-        });
-    }
-    Some(if permanent {
-        Event::DeletedPermanently {
-            record,
-            result: delete_permanently(path)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-        }
-    } else {
-        Event::Trashed {
-            record,
-            result: trash_session(path).map_err(|e| e.to_string()),
-        }
-    })
-}
-
 fn rename(
     path: &Path,
     name: String,
@@ -443,8 +450,8 @@ mod tests {
     use crate::app::event::ScanUpdate;
     use crate::app::keymap::Keymap;
     use crate::app::state::Options;
-    use crate::model::info::SessionInfo;
     use crate::app::theme::Palette;
+    use crate::model::info::SessionInfo;
     use std::sync::mpsc::Receiver;
     use std::time::Duration;
 

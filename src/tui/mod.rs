@@ -1,6 +1,7 @@
 //! The terminal runtime: terminal set-up and restore, signals, the event loop, the job pool
 //! and effect execution.
 
+mod delete;
 mod effects;
 mod jobs;
 pub mod run;

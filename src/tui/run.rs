@@ -16,11 +16,11 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event as ct;
 
+use crate::app::theme::no_color_env;
 use crate::model::context::Dialect;
 use crate::storage::append::now_ms;
 use crate::storage::roots::SessionRoot;
 use crate::text::sanitize::{is_clean, sanitize_line};
-use crate::app::theme::no_color_env;
 
 use crate::app::config::Config;
 use crate::app::event::Event;
@@ -31,7 +31,7 @@ use crate::app::state::{AppState, Options, Scope};
 use crate::app::update::{TICK_MS, apply, settle, start, update};
 use crate::storage::index::Index;
 
-pub use super::effects::delete_session;
+pub use super::delete::{delete_session, delete_session_pinned};
 use super::effects::{Exit, Msg, Runner};
 use super::signals::{self, Signal};
 use super::terminal;

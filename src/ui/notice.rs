@@ -9,8 +9,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::notice::{DISMISS_HINT, Notice};
 
-use crate::app::format::wrap_text;
 use super::theme::Theme;
+use crate::app::format::wrap_text;
 
 /// Draws `notice` centred over `area`.
 pub fn draw_notice(frame: &mut Frame, area: Rect, notice: &Notice, t: &Theme) {

@@ -28,7 +28,18 @@ impl SessionViewState {
 /// Performs a file-writing effect (the only I/O of the view); `None` for effects the loop
 /// handles itself (resume, close, notifications). Safe to run on a worker thread.
 pub fn execute(effect: &ViewEffect) -> Option<Outcome> {
-    use crate::storage::append::{NewEntry, append_entry};
+    execute_pinned(effect, None)
+}
+
+/// [`execute`], writing labels and check-outs only if the file and its folder are still those
+/// pinned in `pin` when the view was opened.
+pub fn execute_pinned(
+    effect: &ViewEffect,
+    pin: Option<&crate::storage::safe_fs::Pin>,
+) -> Option<Outcome> {
+    use crate::storage::append::{NewEntry, OsSink, append_entry_full, now_ms};
+    let append_entry =
+        |path: &Path, entry| append_entry_full(path, entry, &mut OsSink, now_ms(), pin);
     use crate::storage::fork::fork_session;
     use crate::storage::read::load_session;
     let reload = |path: &Path| load_session(path).map_err(|e| e.to_string());
@@ -78,22 +89,22 @@ pub fn write_export(
     contents: &str,
     overwrite: bool,
 ) -> Result<PathBuf, ExportFailure> {
-    use std::io::Write;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
-    if overwrite {
-        opts.create(true).truncate(true);
+    // Whole or not at all, as `grove export -o` (see `storage::safe_fs`).
+    let mut fill = |w: &mut dyn std::io::Write| w.write_all(contents.as_bytes());
+    let result = if overwrite {
+        crate::storage::safe_fs::replace_file(file, &mut fill)
     } else {
-        opts.create_new(true);
-    }
-    match opts.open(file) {
-        Ok(mut f) => f
-            .write_all(contents.as_bytes())
-            .map(|()| file.to_path_buf())
-            .map_err(|e| ExportFailure::Other(format!("{}: {e}", file.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+        crate::storage::safe_fs::write_new_file(file, &mut fill)
+    };
+    match result {
+        Ok(()) => Ok(file.to_path_buf()),
+        Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => {
             Err(ExportFailure::Exists(file.to_path_buf()))
         }
-        Err(e) => Err(ExportFailure::Other(format!("{}: {e}", file.display()))),
+        Err(e) => Err(ExportFailure::Other(format!(
+            "{}: {}",
+            file.display(),
+            e.source
+        ))),
     }
 }

@@ -15,7 +15,7 @@ pub mod types;
 pub mod update;
 
 pub use geometry::{SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout};
-pub use io::{execute, write_export};
+pub use io::{execute, execute_pinned, write_export};
 pub use outcome::{apply_outcome, apply_resize};
 pub use state::SessionViewState;
 pub use types::{ExportFailure, Focus, Mode, Outcome, Status, ViewEffect};
