@@ -2,11 +2,14 @@
 //! file of a corpus read and scanned into its listing fields, on all cores.
 //!
 //! ```text
-//! scan_bench METHOD DIR [REPS]   METHOD: read | full | fast | serde | derive | sonic | sonic-derive
+//! scan_bench METHOD DIR [REPS]   METHOD: read | full | fast | serde | derive | sonic |
+//!                                        sonic-derive | sonic-lazy
 //! scan_bench check DIR           every method's listing equals the full parse's
+//! scan_bench iso-hand|iso-time   the ISO date formatter against the `time` crate's
 //! ```
-//! Run each method in its own process under `perf stat -e instructions` or `/usr/bin/time`
-//! (see `scripts/bench.sh`): the CPU time and instructions of the process are the figures.
+//! Build with `--features bench-candidates` (for `sonic-rs`). Run each method in its own process
+//! under `/usr/bin/time` or `valgrind --tool=callgrind` (`docs/bench.md`, "The JSON scan decided
+//! by measurement"): the CPU time and instructions of the process are the figures.
 //!
 //! * `read`: the files read and their lines found, nothing parsed (the floor);
 //! * `full`: every line into a `serde_json::Value` (the reference);
