@@ -10,7 +10,7 @@ mod common;
 use grove::model::digest::{MessageDigest, ToolCall};
 use grove::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
 use grove::model::flatten::format_tool_call;
-use grove::storage::fastscan::skim::skim_line;
+use grove::model::scan::skim::skim_line;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::Value;

@@ -15,7 +15,7 @@
 //! `timestamp` held by the entry's own fields rather than JSON), and of a string longer than
 //! [`ELIDE_OVER`] bytes nested below a top-level field's direct children, its first
 //! [`ELIDE_KEEP`] bytes (on through its first non-whitespace character); of a `message`, only
-//! its digest, which the slim parser (`storage::fastscan::skim`) reads straight off the line
+//! its digest, which the slim parser (`model::scan::skim`) reads straight off the line
 //! without building the message.
 
 use std::fmt;

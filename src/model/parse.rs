@@ -11,6 +11,7 @@ use std::io::{self, Read};
 use serde_json::Value;
 
 use super::entry::{Entry, EntryKind, Header, JsonMap};
+pub use super::lines::{Line, LongLine, MAX_LINE_BYTES, for_each_line_in};
 
 /// Something in a file that grove skipped or repaired. Never fatal.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -39,6 +40,8 @@ pub enum IssueKind {
     ExtraHeader,
     /// The tree has a problem (cycle, duplicate id, …); see the message.
     Tree,
+    /// A line of [`MAX_LINE_BYTES`] or more; skipped without being read into memory.
+    LineTooLong,
 }
 
 /// One line of a file: where it starts, its number, and its bytes without the `\n`.
@@ -52,70 +55,18 @@ pub struct RawLine<'a> {
 
 const CHUNK: usize = 1 << 20;
 
-/// Calls `f` for every line of `reader`, streaming in 1 MiB chunks (a line longer than that is
-/// assembled in a growing buffer). Returns the total number of bytes read and whether the data
-/// ended with `\n` (true for empty input).
+/// Calls `f` for every line of `reader`, streaming in 1 MiB chunks (a longer line is assembled
+/// in a buffer grown up to [`MAX_LINE_BYTES`]; a line past that is skipped and reported as
+/// [`Line::TooLong`]). Returns the total number of bytes read and whether the data ended with
+/// `\n` (true for empty input).
 pub fn for_each_line<R: Read>(
-    mut reader: R,
+    reader: R,
     start_offset: u64,
     start_line: usize,
-    mut f: impl FnMut(RawLine<'_>),
+    f: impl FnMut(Line<'_>),
 ) -> io::Result<(u64, bool)> {
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
-    let mut chunk = vec![0u8; CHUNK];
-    let mut offset = start_offset;
-    let mut line_no = start_line;
-    let mut total = 0u64;
-    let mut last_byte_newline = true;
-    loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        total += n as u64;
-        last_byte_newline = chunk[n - 1] == b'\n';
-        let mut data = &chunk[..n];
-        while let Some(pos) = memchr::memchr(b'\n', data) {
-            line_no += 1;
-            if buf.is_empty() {
-                f(RawLine {
-                    offset,
-                    number: line_no,
-                    bytes: &data[..pos],
-                    terminated: true,
-                });
-                offset += pos as u64 + 1;
-            } else {
-                buf.extend_from_slice(&data[..pos]);
-                f(RawLine {
-                    offset,
-                    number: line_no,
-                    bytes: &buf,
-                    terminated: true,
-                });
-                offset += buf.len() as u64 + 1;
-                buf.clear();
-                if buf.capacity() > 4 * CHUNK {
-                    // One huge line must not pin its buffer for the rest of the file.
-                    buf = Vec::with_capacity(CHUNK);
-                }
-            }
-            data = &data[pos + 1..];
-        }
-        buf.extend_from_slice(data);
-    }
-    if !buf.is_empty() {
-        line_no += 1;
-        f(RawLine {
-            offset,
-            number: line_no,
-            bytes: &buf,
-            terminated: false,
-        });
-    }
-    Ok((total, last_byte_newline))
+    let mut buf = Vec::new();
+    for_each_line_in(reader, &mut buf, CHUNK, start_offset, start_line, f)
 }
 
 /// What one line turned out to be.
@@ -304,12 +255,6 @@ pub fn entry_from(raw: JsonMap, line: usize) -> Entry {
 /// fraction of the time, and only a few blocks of raw lines are held at once.
 const BLOCK_BYTES: usize = 8 << 20;
 
-/// Parses lines slim (see [`crate::model::entry`]): `None` when a line is not taken (it is
-/// then parsed whole).
-pub trait SlimParser: Sync {
-    fn parse_slim(&self, bytes: &[u8]) -> Option<Skimmed>;
-}
-
 /// A line parsed slim.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skimmed {
@@ -321,10 +266,10 @@ pub struct Skimmed {
     pub elided: bool,
 }
 
-/// What a slim load needs: the parser, and the file to read whole entries back from.
+/// What a slim load needs: the file to read whole entries back from (lines are parsed slim by
+/// [`super::scan::skim::skim_line`]).
 #[derive(Clone, Copy)]
 pub struct SlimLoad<'a> {
-    pub parser: &'a dyn SlimParser,
     pub source: &'a std::sync::Arc<dyn super::entry::LineSource>,
     /// The file's size, to make room for its entries at once rather than by doubling.
     pub expected_bytes: u64,
@@ -339,16 +284,19 @@ enum Parsed {
     Entry(Entry, Option<ParseIssue>),
 }
 
-/// Consecutive whole lines of the file (the last block may end without a newline).
+/// Consecutive whole lines of the file (the last block may end without a newline), or one
+/// line too long to hold (`data` then empty).
 struct Block {
     data: Vec<u8>,
     offset: u64,
+    too_long: Option<LongLine>,
 }
 
 /// Reads `reader` in blocks of whole lines of about [`BLOCK_BYTES`] (a longer line makes a
-/// longer block), handing each to `f`; buffers sent back on `spare` are reused, so a big file
-/// does not fault in fresh memory for every block. Returns the bytes read and whether they
-/// ended with `\n`.
+/// longer block, up to [`MAX_LINE_BYTES`]; a line past that is read past in blocks and handed
+/// on as a [`Block`] of its own, `too_long`), handing each to `f`; buffers sent back on `spare`
+/// are reused, so a big file does not fault in fresh memory for every block. Returns the bytes
+/// read and whether they ended with `\n`.
 fn read_blocks<R: Read>(
     mut reader: R,
     spare: &std::sync::mpsc::Receiver<Vec<u8>>,
@@ -379,6 +327,22 @@ fn read_blocks<R: Read>(
                     carry.extend_from_slice(&data[end + 1..]);
                     data.truncate(end + 1);
                 }
+                None if data.len() >= MAX_LINE_BYTES => {
+                    let (long, rest, n, eof) = skip_long_line(&mut reader, data, offset)?;
+                    total += n;
+                    last_newline = rest.last().map_or(long.terminated, |&b| b == b'\n');
+                    offset += long.bytes + u64::from(long.terminated);
+                    f(Block {
+                        data: Vec::new(),
+                        offset: long.offset,
+                        too_long: Some(long),
+                    });
+                    if eof && rest.is_empty() {
+                        break;
+                    }
+                    carry = rest;
+                    continue;
+                }
                 None => {
                     carry = data;
                     continue;
@@ -389,13 +353,61 @@ fn read_blocks<R: Read>(
             break;
         }
         let block_len = data.len() as u64;
-        f(Block { data, offset });
+        f(Block {
+            data,
+            offset,
+            too_long: None,
+        });
         offset += block_len;
         if eof {
             break;
         }
     }
     Ok((total, last_newline))
+}
+
+/// Reads past the rest of a line that starts at `offset` and whose first `data.len()` bytes
+/// (no newline among them) are in `data`, reusing `data` as the read buffer. Returns the line,
+/// the bytes read after its end (in `data`), the bytes read here and whether the input ended.
+/// The line's number is left 0: lines are numbered by the parser.
+fn skip_long_line<R: Read>(
+    reader: &mut R,
+    mut data: Vec<u8>,
+    offset: u64,
+) -> io::Result<(LongLine, Vec<u8>, u64, bool)> {
+    let mut len = data.len() as u64;
+    let mut read = 0u64;
+    data.resize(BLOCK_BYTES, 0);
+    loop {
+        let n = match reader.read(&mut data) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        read += n as u64;
+        if n == 0 {
+            data.clear();
+            let long = LongLine {
+                offset,
+                number: 0,
+                bytes: len,
+                terminated: false,
+            };
+            return Ok((long, data, read, true));
+        }
+        if let Some(pos) = memchr::memchr(b'\n', &data[..n]) {
+            data.truncate(n);
+            let rest = data.split_off(pos + 1);
+            let long = LongLine {
+                offset,
+                number: 0,
+                bytes: len + pos as u64,
+                terminated: true,
+            };
+            return Ok((long, rest, read, false));
+        }
+        len += n as u64;
+    }
 }
 
 /// The number of entries a file of `load.expected_bytes` holds, extrapolated from the entries
@@ -413,6 +425,13 @@ impl Block {
     /// is line number `first_line`.
     fn parse(&self, first_line: usize, slim: Option<SlimLoad<'_>>) -> Vec<(usize, Parsed)> {
         use rayon::prelude::*;
+        if let Some(long) = self.too_long {
+            let long = LongLine {
+                number: first_line,
+                ..long
+            };
+            return vec![(first_line, Parsed::Bad(long.issue()))];
+        }
         let mut lines = Vec::new();
         let mut start = 0usize;
         let mut number = first_line;
@@ -425,6 +444,16 @@ impl Block {
             lines.push((start, self.data.len(), number, false));
         }
         let parse = |&(start, end, number, terminated): &(usize, usize, usize, bool)| {
+            if end - start >= MAX_LINE_BYTES {
+                // Held only because it ended within a read: skipped all the same.
+                let long = LongLine {
+                    offset: self.offset + start as u64,
+                    number,
+                    bytes: (end - start) as u64,
+                    terminated,
+                };
+                return (number, Parsed::Bad(long.issue()));
+            }
             let line = RawLine {
                 offset: self.offset + start as u64,
                 number,
@@ -446,7 +475,7 @@ fn parse_one(line: &RawLine<'_>, slim: Option<SlimLoad<'_>>) -> Parsed {
     // The first line (the header, maybe after a byte-order mark) is always whole.
     if let Some(load) = slim
         && line.offset > 0
-        && let Some(skimmed) = load.parser.parse_slim(line.bytes)
+        && let Some(skimmed) = super::scan::skim::skim_line(line.bytes)
     {
         return Parsed::Entry(
             if skimmed.elided {
@@ -781,13 +810,13 @@ mod tests {
         let source: std::sync::Arc<dyn super::super::entry::LineSource> =
             std::sync::Arc::new(NoLines);
         let load = SlimLoad {
-            parser: &crate::storage::fastscan::skim::SkimParser,
             source: &source,
             expected_bytes: 1 << 30,
         };
         let block = Block {
             data: vec![b'\n'; 8 << 20],
             offset: 0,
+            too_long: None,
         };
         // 2,000 entries in 8 MiB: 256,000 in 1 GiB, plus 5%.
         assert_eq!(expected_entries(&block, 2_000, load), 268_800);
@@ -821,6 +850,9 @@ mod tests {
         let data = "a\u{2028}b\nc\r\n\nd";
         let mut lines = vec![];
         let (n, nl) = for_each_line(data.as_bytes(), 0, 0, |l| {
+            let Line::Whole(l) = l else {
+                panic!("no line is too long here")
+            };
             lines.push((
                 l.number,
                 l.offset,

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use super::fastscan::skim::SkimParser;
 use crate::model::context::Dialect;
 use crate::model::entry::LineSource;
 use crate::model::info::{InfoBuilder, SessionInfo};
@@ -100,7 +99,6 @@ pub fn load_session_cancellable(
         let back = file.try_clone().map_err(|e| ReadError::io(path, e))?;
         let source: Arc<dyn LineSource> = Arc::new(FileLines { file: back });
         let load = SlimLoad {
-            parser: &SkimParser,
             source: &source,
             expected_bytes: meta.len(),
         };

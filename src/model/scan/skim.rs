@@ -23,17 +23,7 @@ use serde_json::Value;
 use super::{Cursor, once, once_seen};
 use crate::model::digest::{MessageDigest, TEXT_CHARS, ToolCall};
 use crate::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
-use crate::model::parse::{Skimmed, SlimParser};
-
-/// The slim parser of [`crate::storage::read::load_session`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SkimParser;
-
-impl SlimParser for SkimParser {
-    fn parse_slim(&self, bytes: &[u8]) -> Option<Skimmed> {
-        skim_line(bytes)
-    }
-}
+use crate::model::parse::Skimmed;
 
 /// Parses one line slim; `None` when the line is not taken (it must then be parsed whole).
 pub fn skim_line(bytes: &[u8]) -> Option<Skimmed> {
