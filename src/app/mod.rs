@@ -7,6 +7,7 @@ pub mod layout;
 pub mod live;
 pub mod matcher;
 pub mod preview;
+pub mod search_hits;
 pub mod session_view;
 pub mod source;
 pub mod state;
