@@ -191,6 +191,9 @@ pub(crate) fn find_all(query: &Query, text: &str) -> Vec<Range<usize>> {
 /// and the hit's range within it.
 pub fn snippet_around(text: &str, hit: Range<usize>) -> (String, Range<usize>) {
     let hit = hit.start.min(text.len())..hit.end.min(text.len()).max(hit.start.min(text.len()));
+    if !text.is_char_boundary(hit.start) || !text.is_char_boundary(hit.end) {
+        return (String::new(), 0..0);
+    }
     let start = text[..hit.start]
         .char_indices()
         .rev()
