@@ -21,6 +21,7 @@ pub mod preview;
 pub mod preview_text;
 pub mod record;
 pub mod rows;
+pub mod search_hits;
 pub mod session_view;
 pub mod source;
 pub mod state;

@@ -137,7 +137,7 @@ pub fn print_matches(
     } else {
         for (m, hits) in matches.iter().zip(&hits) {
             let s = sessions[m.index];
-            let why = match hits.first() {
+            let why = match primary_hit(m, hits) {
                 Some(h) => format!("{}: {}", if h.tool { "tool" } else { "text" }, h.snippet),
                 None => fields_label(&m.fields),
             };
@@ -154,6 +154,14 @@ pub fn print_matches(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The hit that explains the match: for a tool-only session its first tool-call hit (what pi
+/// would not find), else its first hit in the message text.
+fn primary_hit<'h>(m: &Match, hits: &'h [ContentHit]) -> Option<&'h ContentHit> {
+    hits.iter()
+        .find(|h| h.tool == m.score.tool_only)
+        .or(hits.first())
 }
 
 /// `name`, `messages`, `cwd (fuzzy)`…: the fields the tokens matched in.
@@ -173,11 +181,11 @@ fn fields_label(fields: &[MatchedField]) -> String {
 }
 
 /// A listing object with `score`, `toolOnly` and `match`: the fields each token matched in and,
-/// for text found in the messages or tool calls, the first hit's snippet, its range, the entry
-/// holding it, and every hit's entry id (for stepping through them).
+/// for text found in the messages or tool calls, the [`primary_hit`]'s snippet, its byte range in
+/// the snippet and the entry holding it, and every hit in file order (for stepping through them).
 fn match_json(s: &SessionInfo, m: &Match, hits: &[ContentHit]) -> Value {
     let mut item = info_json(s);
-    let first = hits.first();
+    let first = primary_hit(m, hits);
     let fields: Vec<Value> = m
         .fields
         .iter()

@@ -1223,7 +1223,9 @@ const TOOL_TEXT_MARK: &str = "\0\0grove-tools\0";
 /// the tool-call text. The message text stays a prefix, so a grown file's text is still stored
 /// as a delta.
 fn join_tool_text<'t>(text: &'t str, tools: &str) -> std::borrow::Cow<'t, str> {
-    if tools.is_empty() {
+    // A message text that holds the marker itself (it can: JSON escapes NULs) is followed by
+    // the marker anyway, so splitting at the last one gives it back whole.
+    if tools.is_empty() && !text.contains(TOOL_TEXT_MARK) {
         return text.into();
     }
     format!("{text}{TOOL_TEXT_MARK}{tools}").into()

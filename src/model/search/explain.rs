@@ -135,6 +135,15 @@ fn push_hits(
     }
 }
 
+impl Query {
+    /// Byte ranges of `text` (an entry's text or tool call) that the query's words, phrases or
+    /// regex match literally, case-insensitively, sorted and merged: what a view highlights in
+    /// the entry a hit opened.
+    pub fn find_in(&self, text: &str) -> Vec<Range<usize>> {
+        find_all(self, text)
+    }
+}
+
 /// Byte ranges of `text` the query's literal tokens (or regex) match, case-insensitively,
 /// sorted and merged.
 pub(crate) fn find_all(query: &Query, text: &str) -> Vec<Range<usize>> {
@@ -182,6 +191,9 @@ pub(crate) fn find_all(query: &Query, text: &str) -> Vec<Range<usize>> {
 /// and the hit's range within it.
 pub fn snippet_around(text: &str, hit: Range<usize>) -> (String, Range<usize>) {
     let hit = hit.start.min(text.len())..hit.end.min(text.len()).max(hit.start.min(text.len()));
+    if !text.is_char_boundary(hit.start) || !text.is_char_boundary(hit.end) {
+        return (String::new(), 0..0);
+    }
     let start = text[..hit.start]
         .char_indices()
         .rev()
