@@ -6,6 +6,7 @@
 //! the results back with [`apply_outcome`]. Rendering is `ui::session_view::draw_session_view`.
 
 pub mod transcript;
+mod window;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
-use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
+use crate::model::context::{ContextPlan, Dialect, LeafChoice, build_context};
 use crate::model::export::to_markdown;
 use crate::model::flatten::{FilterMode, TreeNav, row_text};
 use crate::model::tree::Session;
@@ -130,8 +131,9 @@ pub struct SessionViewState {
     pub nav: TreeNav,
     pub focus: Focus,
     pub mode: Mode,
-    /// Context of the selected entry's branch and its display lines.
-    pub context: SessionContext,
+    /// Context of the selected entry's branch (planned: messages made when laid out) and
+    /// the laid-out window of its transcript (`window.rs`).
+    pub context: ContextPlan,
     pub transcript: Transcript,
     /// Entry the transcript was built for.
     transcript_entry: Option<usize>,
@@ -592,7 +594,7 @@ impl SessionViewState {
             nav,
             focus: Focus::Tree,
             mode: Mode::Normal,
-            context: SessionContext::default(),
+            context: ContextPlan::default(),
             transcript: Transcript::default(),
             transcript_entry: None,
             toggled: HashSet::new(),
@@ -652,51 +654,21 @@ impl SessionViewState {
         (i.width.max(1) as usize, i.height.max(1) as usize)
     }
 
-    fn transcript_bottom(&self) -> usize {
-        let (w, h) = self.transcript_size();
-        transcript::bottom_top(&self.transcript.lines, w, h)
-    }
-
     /// Rebuilds the transcript when the selection moved to another entry.
     fn sync_transcript(&mut self) {
         let sel = self.nav.selected_entry();
         if sel == self.transcript_entry && !self.transcript.lines.is_empty() {
+            self.keep_transcript_window();
             return;
         }
         self.transcript_entry = sel;
         self.transcript_builds += 1;
         self.toggled.clear();
-        self.context = match sel {
-            Some(i) => build_context(&self.session, LeafChoice::Index(i), self.dialect),
-            None => SessionContext::default(),
-        };
-        self.rebuild_lines();
-        // The selected entry is the end of its branch: show the end.
-        self.transcript_scroll = self.transcript_bottom();
-        // A large session reads whole entries back from its file: say so if it changed.
-        if let Some(why) = self
-            .context
-            .entries
-            .iter()
-            .find_map(|&i| self.session.entries().get(i)?.unavailable())
-        {
-            let text = format!("{why}; text shown shortened (reopen the session)");
-            self.set_status(
-                crate::text::sanitize::sanitize_line(&text).into_owned(),
-                true,
-            );
-        }
+        self.open_transcript(sel);
     }
 
     fn rebuild_lines(&mut self) {
-        self.transcript = transcript::build(&self.context, &self.toggled);
-        self.transcript_hits = match &self.transcript_search {
-            Some(q) => transcript::search(&self.transcript.lines, q),
-            None => Vec::new(),
-        };
-        self.transcript_scroll = self
-            .transcript_scroll
-            .min(self.transcript.lines.len().saturating_sub(1));
+        self.relayout_transcript();
     }
 
     fn set_status(&mut self, text: impl Into<String>, is_error: bool) {
@@ -985,8 +957,8 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
             state.transcript_scroll =
                 (state.transcript_scroll + page).min(state.transcript_bottom());
         }
-        ViewAction::First => state.transcript_scroll = 0,
-        ViewAction::Last => state.transcript_scroll = state.transcript_bottom(),
+        ViewAction::First => state.transcript_to_start(),
+        ViewAction::Last => state.transcript_to_end(),
         ViewAction::FoldOrUp => state.nav.fold_or_up(session),
         ViewAction::UnfoldOrDown => state.nav.unfold_or_down(session),
         ViewAction::FilterDefault => state.nav.set_filter(session, FilterMode::Default),
@@ -1072,8 +1044,7 @@ fn run_action(state: &mut SessionViewState, action: ViewAction) -> Vec<ViewEffec
                 state.tree_search = None;
                 state.nav.clear_query_and_folds(session);
             } else if !tree_focus && state.transcript_search.is_some() {
-                state.transcript_search = None;
-                state.transcript_hits.clear();
+                state.clear_transcript_search();
             } else if !tree_focus {
                 state.focus = Focus::Tree;
             } else {
@@ -1157,16 +1128,15 @@ fn transcript_search_key(
     key: &KeyEvent,
 ) -> Vec<ViewEffect> {
     match key.code {
-        KeyCode::Esc => {
-            state.transcript_search = None;
-            state.transcript_hits.clear();
-        }
+        KeyCode::Esc => state.clear_transcript_search(),
         KeyCode::Enter => {
             if input.text().trim().is_empty() {
-                state.transcript_search = None;
-                state.transcript_hits.clear();
+                state.clear_transcript_search();
             } else {
-                let n = state.transcript_hits.len();
+                if !state.transcript.hits_cover_all {
+                    state.search_transcript(input.text().trim(), true);
+                }
+                let n = state.transcript.hits.len();
                 state.set_status(format!("{n} matching lines · n/N next/previous"), n == 0);
             }
         }
@@ -1174,22 +1144,9 @@ fn transcript_search_key(
             if input.handle_key(key) == Edit::Changed {
                 let q = input.text().trim().to_owned();
                 if q.is_empty() {
-                    state.transcript_search = None;
-                    state.transcript_hits.clear();
+                    state.clear_transcript_search();
                 } else {
-                    state.transcript_hits = transcript::search(&state.transcript.lines, &q);
-                    state.transcript_search = Some(q);
-                    // Live: show the first hit at or after the top of the pane.
-                    let top = state.transcript_scroll;
-                    let hit = state
-                        .transcript_hits
-                        .iter()
-                        .find(|&&h| h >= top)
-                        .or(state.transcript_hits.first())
-                        .copied();
-                    if let Some(h) = hit {
-                        state.transcript_scroll = h.min(state.transcript_bottom());
-                    }
+                    state.search_transcript(&q, false);
                 }
             }
             state.mode = Mode::TranscriptSearch(input);
@@ -1244,6 +1201,10 @@ fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
     };
     if !searching {
         state.set_status("No search: press / to search", false);
+        return;
+    }
+    if !tree {
+        state.jump_transcript_hit(forward);
         return;
     }
     let (hits, from) = if tree {
