@@ -14,6 +14,9 @@ use crate::model::context::{ContextPlan, ModelRef};
 use crate::model::tree::Session;
 use crate::text::sanitize::sanitize_line;
 
+/// Output is written in blocks of this many bytes, not one `write` per JSON token.
+const BUFFER: usize = 64 * 1024;
+
 fn pretty<W: Write>(out: W) -> serde_json::Serializer<W, InertPretty<'static>> {
     serde_json::Serializer::with_formatter(
         out,
@@ -74,14 +77,16 @@ struct TreeJson<'a> {
 /// `tree --json`: `{leafId, roots, nodes: [{id, parentId, type, role, label, line,
 /// children}]}`, written node by node.
 pub fn tree_json(out: &mut dyn Write, s: &Session) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(BUFFER, out);
     let doc = TreeJson {
         leaf_id: s.leaf_id(),
         roots: Ids(s, &s.tree.roots),
         nodes: Nodes(s),
     };
-    let mut ser = pretty(&mut *out);
+    let mut ser = pretty(&mut out);
     doc.serialize(&mut ser).map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// The messages of a planned context, each made, given its `entryId`, written and dropped.
@@ -127,15 +132,18 @@ impl Serialize for ContextJson<'_> {
 /// `context --json`: `{leafId, model, thinkingLevel, messages, contextWindow?}`, the
 /// messages with their `entryId`, written one at a time.
 pub fn context_json(out: &mut dyn Write, s: &Session, plan: &ContextPlan) -> io::Result<()> {
-    let mut ser = pretty(&mut *out);
+    let mut out = io::BufWriter::with_capacity(BUFFER, out);
+    let mut ser = pretty(&mut out);
     ContextJson { session: s, plan }
         .serialize(&mut ser)
         .map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// `context` without `--json`: the model and thinking level, then a line per message.
 pub fn context_plain(out: &mut dyn Write, s: &Session, plan: &ContextPlan) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(BUFFER, out);
     writeln!(
         out,
         "model: {}  thinking: {}",
@@ -166,7 +174,7 @@ pub fn context_plain(out: &mut dyn Write, s: &Session, plan: &ContextPlan) -> io
             sanitize_line(&crate::text::sanitize::truncate_width(&text, 100))
         )?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// Deepest indentation `tree` draws.
@@ -174,6 +182,7 @@ const MAX_INDENT: usize = 32;
 
 /// `tree` without `--json`: one line per entry, depth first, forks indented.
 pub fn tree_plain(out: &mut dyn Write, s: &Session) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(BUFFER, out);
     let entries = s.entries();
     let active = s.tree.active_path();
     // Iterative DFS; only forks add depth, so long chains stay flat.
@@ -205,7 +214,7 @@ pub fn tree_plain(out: &mut dyn Write, s: &Session) -> io::Result<()> {
             stack.push((c, child_depth));
         }
     }
-    Ok(())
+    out.flush()
 }
 
 #[cfg(test)]
