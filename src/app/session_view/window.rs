@@ -38,7 +38,11 @@ impl SessionViewState {
         self.lay_out_at((last, usize::MAX));
         // The selected entry is the end of its branch: show the end.
         self.transcript_scroll = self.transcript_bottom();
-        self.refresh_hits();
+        // A new branch: its hits over the window only (the whole branch once n/N asks), so
+        // walking the tree with a search open never reads a long branch per step.
+        self.transcript.hits.clear();
+        self.transcript.hits_cover_all = false;
+        self.find_hits(false);
         // A large session reads whole entries back from its file: say so if it changed.
         if let Some(why) = self.transcript.unavailable.clone() {
             let text = format!("{why}; text shown shortened (reopen the session)");
