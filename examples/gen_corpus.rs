@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --example gen_corpus -- --sessions 10000 --seed 1 --out /tmp/corpus
 //! cargo run --release --example gen_corpus -- --sessions 0 --big-session 1024 --out /tmp/big
+//! cargo run --release --example gen_corpus -- --sessions 0 --linear-session 1000 --out /tmp/long
 //! ```
 //!
 //! Layout (both roots are "agent dirs", like `~/.pi/agent/sessions` and `~/.atomic/agent/sessions`):
@@ -20,7 +21,7 @@
 //! and `custom_message` entries, forks (`parentSession` = absolute path of another generated file),
 //! Atomic `session_summary` and internal workflow sessions.
 //!
-//! Output is a pure function of `--seed`, `--sessions`, `--big-session` and the absolute path of
+//! Output is a pure function of `--seed`, `--sessions`, `--big-session`, `--linear-session` and the absolute path of
 //! `--out` (which appears in `parentSession`): a small splitmix64 PRNG, a fixed base time of
 //! 2026-01-01T00:00:00Z plus seeded offsets, and one independent PRNG stream per session, so the
 //! files can be written in parallel and still come out byte-identical.
@@ -61,6 +62,11 @@ struct Args {
     /// Also write one extra pi session of roughly this many MiB
     #[arg(long, value_name = "MB")]
     big_session: Option<u64>,
+    /// Also write one pi session of roughly this many MiB shaped as pi writes a long-running
+    /// one: a single linear branch (no branches, no compactions), thinking with long
+    /// signatures, text, bash/read/edit/write calls and results of at most 120 lines
+    #[arg(long, value_name = "MB")]
+    linear_session: Option<u64>,
     /// Number of project folders (cwds)
     #[arg(long, default_value_t = 40)]
     projects: usize,
@@ -756,7 +762,13 @@ struct SessionGen<'a, W: Write> {
     labelled: Vec<String>,
     last_chat_id: Option<String>,
     named: bool,
+    /// A long-running linear session (`--linear-session`): tool outputs of at most
+    /// [`LINEAR_MAX_LINES`] lines, thinking on most turns, no branches or compactions.
+    linear: bool,
 }
+
+/// Lines of a tool output at most, in a `--linear-session` (pi's tools cut theirs too).
+const LINEAR_MAX_LINES: usize = 120;
 
 impl<'a, W: Write> SessionGen<'a, W> {
     fn new(
@@ -788,6 +800,7 @@ impl<'a, W: Write> SessionGen<'a, W> {
             labelled: Vec::new(),
             last_chat_id: None,
             named: false,
+            linear: false,
         }
     }
 
@@ -916,9 +929,16 @@ impl<'a, W: Write> SessionGen<'a, W> {
     /// Realistic tool output of about `target` bytes (capped at 50 KB).
     fn output(&mut self, tool: &str, target: usize) -> String {
         let target = target.clamp(16, MAX_TOOL_OUTPUT);
+        let max_lines = if self.linear {
+            LINEAR_MAX_LINES
+        } else {
+            usize::MAX
+        };
         let mut s = String::with_capacity(target + 128);
         let mut n = self.rng.range(1, 400);
-        while s.len() < target {
+        let mut lines = 0;
+        while s.len() < target && lines < max_lines {
+            lines += 1;
             match tool {
                 "read" => {
                     let l = *self.rng.pick(self.project.lang.code_lines());
@@ -1027,10 +1047,19 @@ impl<'a, W: Write> SessionGen<'a, W> {
     fn assistant(&mut self, calls: Vec<Value>, final_turn: bool) -> io::Result<String> {
         self.advance(2_000, 90_000);
         let mut content = Vec::new();
-        if self.thinking != "off" && self.rng.chance(0.5) {
+        let thinks = if self.linear {
+            self.rng.chance(0.8)
+        } else {
+            self.thinking != "off" && self.rng.chance(0.5)
+        };
+        if thinks {
             let n = self.rng.range(1, 4) as usize;
             let thinking = self.prose(THOUGHTS, n);
-            let sig_len = self.rng.range(200, 1200) as usize;
+            let sig_len = if self.linear {
+                self.rng.range(400, 2400)
+            } else {
+                self.rng.range(200, 1200)
+            } as usize;
             let sig = self.rng.base64(sig_len);
             content
                 .push(json!({"type": "thinking", "thinking": thinking, "thinkingSignature": sig}));
@@ -1132,7 +1161,8 @@ impl<'a, W: Write> SessionGen<'a, W> {
                     )
                 }
                 _ => {
-                    let lines = (self.output_size() / 40).clamp(5, 1200);
+                    let most = if self.linear { LINEAR_MAX_LINES } else { 1200 };
+                    let lines = (self.output_size() / 40).clamp(5, most);
                     let content = self.code_block(lines);
                     let text = format!("Successfully wrote {} bytes to {file}", content.len());
                     (
@@ -1379,7 +1409,9 @@ impl<'a, W: Write> SessionGen<'a, W> {
         if self.rng.chance(0.02) {
             self.custom_message()?;
         }
-        if self.context_tokens > 160_000 || self.count > 40 && self.rng.chance(0.02) {
+        if !self.linear
+            && (self.context_tokens > 160_000 || self.count > 40 && self.rng.chance(0.02))
+        {
             self.compaction()?;
         }
         if branchy && self.rng.chance(0.2) {
@@ -1450,14 +1482,16 @@ fn write_session(
     Ok(g.finish()?)
 }
 
-fn write_big_session(seed: u64, mb: u64, out: &Path) -> Result<(PathBuf, u64)> {
+/// One big pi session: bushy (`linear == false`, `--big-session`) or one long linear branch
+/// (`--linear-session`).
+fn write_big_session(seed: u64, mb: u64, out: &Path, linear: bool) -> Result<(PathBuf, u64)> {
     let project = Project {
         cwd: "/home/dev/code/monorepo".into(),
         folder: "--home-dev-code-monorepo--".into(),
         lang: Lang::Ts,
     };
-    let mut rng = Rng::derive(seed, u64::MAX);
-    let start_ms = BASE_MS + 330 * DAY_MS;
+    let mut rng = Rng::derive(seed, if linear { u64::MAX - 2 } else { u64::MAX });
+    let start_ms = BASE_MS + if linear { 331 } else { 330 } * DAY_MS;
     let plan = Plan {
         agent: Agent::Pi,
         project: 0,
@@ -1467,25 +1501,29 @@ fn write_big_session(seed: u64, mb: u64, out: &Path) -> Result<(PathBuf, u64)> {
         output_median: 4000.0,
         fork_of: None,
         workflow: None,
-        branchy: true,
+        branchy: !linear,
         stream: u64::MAX - 1,
     };
     let projects = [project];
     let path = plan.path(out, &projects);
     fs::create_dir_all(path.parent().ok_or("no parent dir")?)?;
     let file = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A long-running session's outputs mostly reach the 120-line cut: about 200k entries
+    // per GB, as in the sessions pi users report.
+    let output_median = if linear { 12_000.0 } else { 4000.0 };
     let mut g = SessionGen::new(
         rng,
         BufWriter::with_capacity(1 << 20, file),
         Agent::Pi,
         &projects[0],
         start_ms,
-        4000.0,
+        output_median,
     );
+    g.linear = linear;
     g.start(header(&plan, &projects[0], None))?;
     let target = mb * 1024 * 1024;
     while g.out.bytes < target {
-        g.turn(true)?;
+        g.turn(!linear)?;
     }
     Ok((path, g.finish()?))
 }
@@ -1533,8 +1571,14 @@ fn main() -> std::result::Result<(), Box<dyn Error + Send + Sync>> {
     let mut files = sizes.len();
     let mut total: u64 = sizes.iter().sum();
     if let Some(mb) = args.big_session {
-        let (path, bytes) = write_big_session(args.seed, mb, &out)?;
+        let (path, bytes) = write_big_session(args.seed, mb, &out, false)?;
         println!("big session: {} ({})", path.display(), human(bytes));
+        files += 1;
+        total += bytes;
+    }
+    if let Some(mb) = args.linear_session {
+        let (path, bytes) = write_big_session(args.seed, mb, &out, true)?;
+        println!("linear session: {} ({})", path.display(), human(bytes));
         files += 1;
         total += bytes;
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::model::context::{Dialect, LeafChoice, build_context};
+use crate::model::context::{Dialect, LeafChoice, plan_context};
 use crate::model::entry::content_text;
 use crate::storage::read::{SlimMode, load_session_cancellable, mtime_ms, open_regular};
 
@@ -52,7 +52,8 @@ pub fn load_preview_cancellable(
 ) -> Result<Preview, String> {
     let session =
         load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
-    let ctx = build_context(&session, LeafChoice::Current, agent);
+    // Planned: only the last messages are made (read back), not the whole branch.
+    let ctx = plan_context(&session, LeafChoice::Current, agent);
     let mut labels: Vec<String> = session
         .tree
         .labels
@@ -61,9 +62,8 @@ pub fn load_preview_cancellable(
         .collect();
     labels.sort();
     let start = ctx.messages.len().saturating_sub(MAX_MESSAGES);
-    let messages = ctx.messages[start..]
-        .iter()
-        .filter_map(|m| reduce_message(&m.message))
+    let messages = (start..ctx.messages.len())
+        .filter_map(|k| reduce_message(&ctx.message(&session, k).0?))
         .collect();
     let file_mtime_ms = open_regular(path).map(|(_, m)| mtime_ms(&m)).unwrap_or(0);
     Ok(Preview {

@@ -13,7 +13,7 @@ mod trash_cmd;
 use output::{load_for_write, path_json, paths_json, print_note, report_done, shown_path};
 use serde_json::{Value, json};
 
-use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
+use crate::model::context::{Dialect, LeafChoice, build_context, plan_context};
 use crate::model::entry::{EntryKind, format_iso_ms};
 use crate::model::export;
 use crate::model::info::SessionInfo;
@@ -28,6 +28,7 @@ use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::text::sanitize::sanitize_line;
 
 pub mod list_query;
+mod stream;
 
 /// grove: browse, search and safely edit pi and Atomic sessions.
 #[derive(Debug, Parser)]
@@ -359,8 +360,13 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             let s = load_for_display(&path)?;
             let agent = agent.unwrap_or_else(|| detect_agent(&path, &s, None));
             let choice = leaf_choice(&s, leaf.as_deref())?;
-            let ctx = build_context(&s, choice, agent);
-            context(out, &s, &ctx, json)?;
+            // Planned, not built: each message is made, written and dropped in turn.
+            let plan = plan_context(&s, choice, agent);
+            if json {
+                stream::context_json(out, &s, &plan)?;
+            } else {
+                stream::context_plain(out, &s, &plan)?;
+            }
         }
         Command::Label {
             session,
@@ -908,8 +914,10 @@ pub fn entry_summary(s: &Session, i: usize) -> String {
     let body = match e.kind {
         EntryKind::Message => {
             let role = e.role().unwrap_or("?");
-            let text = e
-                .message()
+            // Read back and dropped: `tree` walks every entry once.
+            let (raw, _) = e.raw_transient();
+            let text = raw
+                .get("message")
                 .and_then(|m| crate::model::entry::content_text(m.get("content")))
                 .unwrap_or_default();
             format!("{role}: {text}")
@@ -928,133 +936,11 @@ pub fn entry_summary(s: &Session, i: usize) -> String {
     .into_owned()
 }
 
-/// Deepest indentation `tree` draws.
-const MAX_INDENT: usize = 32;
-
 fn tree(out: &mut dyn Write, s: &Session, json_out: bool) -> Result<(), CliError> {
-    let entries = s.entries();
     if json_out {
-        let nodes: Vec<Value> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                json!({
-                    "id": e.id,
-                    "parentId": s.tree.parent[i].map(|p| entries[p].id.clone()),
-                    "type": e.type_name(),
-                    "role": e.role(),
-                    "label": s.tree.label_of(entries, i).map(|l| l.text.clone()),
-                    "line": e.line,
-                    "children": s.tree.children[i].iter().map(|&c| entries[c].id.clone()).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let roots: Vec<&str> = s
-            .tree
-            .roots
-            .iter()
-            .map(|&r| entries[r].id.as_str())
-            .collect();
-        writeln!(
-            out,
-            "{}",
-            to_json(&json!({"leafId": s.leaf_id(), "roots": roots, "nodes": nodes}))
-        )?;
-        return Ok(());
-    }
-    let active = s.tree.active_path();
-    // Iterative DFS; only forks add depth, so long chains stay flat.
-    let mut stack: Vec<(usize, usize)> = s.tree.roots.iter().rev().map(|&r| (r, 0)).collect();
-    while let Some((i, depth)) = stack.pop() {
-        let mark = if Some(i) == s.tree.leaf {
-            "◆"
-        } else if active.contains(&i) {
-            "•"
-        } else {
-            " "
-        };
-        // A comb of forks could nest 100,000 levels deep: past a few dozen levels the depth is
-        // printed as a number, so the output stays linear in the number of entries.
-        let indent = if depth <= MAX_INDENT {
-            "  ".repeat(depth)
-        } else {
-            format!("{}[{depth}] ", "  ".repeat(MAX_INDENT))
-        };
-        writeln!(
-            out,
-            "{indent}{mark} {} {}",
-            sanitize_line(&entries[i].id),
-            entry_summary(s, i)
-        )?;
-        let kids = &s.tree.children[i];
-        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
-        for &c in kids.iter().rev() {
-            stack.push((c, child_depth));
-        }
-    }
-    Ok(())
-}
-
-/// `context --json`: leafId, model, thinkingLevel and the messages with their entry ids.
-pub fn context_json(s: &Session, ctx: &SessionContext) -> Value {
-    let messages: Vec<Value> = ctx
-        .messages
-        .iter()
-        .map(|m| {
-            let mut v = m.message.clone();
-            if let Value::Object(o) = &mut v {
-                o.insert("entryId".into(), json!(s.entries()[m.entry_index].id));
-            }
-            v
-        })
-        .collect();
-    let mut obj = json!({
-        "leafId": ctx.leaf.map(|l| s.entries()[l].id.clone()),
-        "model": ctx.model,
-        "thinkingLevel": ctx.thinking_level,
-        "messages": messages,
-    });
-    if let (Some(w), Value::Object(o)) = (ctx.context_window, &mut obj) {
-        o.insert("contextWindow".into(), json!(w));
-    }
-    obj
-}
-
-fn context(
-    out: &mut dyn Write,
-    s: &Session,
-    ctx: &SessionContext,
-    json_out: bool,
-) -> Result<(), CliError> {
-    if json_out {
-        writeln!(out, "{}", to_json(&context_json(s, ctx)))?;
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "model: {}  thinking: {}",
-        ctx.model
-            .as_ref()
-            .map(|m| sanitize_line(&format!("{}/{}", m.provider, m.model_id)).into_owned())
-            .unwrap_or_else(|| "-".into()),
-        sanitize_line(&ctx.thinking_level)
-    )?;
-    for m in &ctx.messages {
-        let text = crate::model::entry::content_text(m.message.get("content"))
-            .or_else(|| {
-                m.message
-                    .get("summary")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            })
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "{} {}: {}",
-            sanitize_line(&s.entries()[m.entry_index].id),
-            sanitize_line(m.role()),
-            sanitize_line(&crate::text::sanitize::truncate_width(&text, 100))
-        )?;
+        stream::tree_json(out, s)?;
+    } else {
+        stream::tree_plain(out, s)?;
     }
     Ok(())
 }

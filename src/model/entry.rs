@@ -360,6 +360,27 @@ impl Entry {
         }
     }
 
+    /// The whole object like [`Entry::raw`], but a slim entry's line read back is not kept:
+    /// for walks over many entries that each look once (a transcript window, a search, a
+    /// streamed `context --json`), so memory stays that of one entry. With it, why the line
+    /// could not be read back (the object is then the stand-in [`Entry::raw`] would give).
+    pub fn raw_transient(&self) -> (std::borrow::Cow<'_, JsonMap>, Option<String>) {
+        use std::borrow::Cow;
+        let Some(el) = &self.elided else {
+            return (Cow::Borrowed(&self.slim), None);
+        };
+        if let Some(whole) = el.whole.get() {
+            return match &**whole {
+                Whole::Read(map) => (Cow::Borrowed(map), None),
+                Whole::Unavailable(why, stand_in) => (Cow::Borrowed(stand_in), Some(why.clone())),
+            };
+        }
+        match self.read_whole(el) {
+            Whole::Read(map) => (Cow::Owned(map), None),
+            Whole::Unavailable(why, stand_in) => (Cow::Owned(stand_in), Some(why)),
+        }
+    }
+
     fn read_whole(&self, el: &Elided) -> Whole {
         let bytes = match el.source.read_line(el.offset, el.len) {
             Ok(b) => b,

@@ -119,7 +119,7 @@ pub(crate) fn draw_transcript_pane(
             Span::raw(sanitize_line(input.text()).into_owned()),
             Span::styled("▏", theme.accent),
             Span::styled(
-                format!("  {} matching lines", state.transcript_hits.len()),
+                format!("  {} matching lines", state.transcript.hits.len()),
                 theme.muted,
             ),
         ])),
@@ -174,11 +174,7 @@ pub(crate) fn draw_transcript_pane(
     }
     // Position on the bottom border.
     if !t.lines.is_empty() && area.height > 1 {
-        let pos = format!(
-            " {}/{} ",
-            (state.transcript_scroll + 1).min(t.lines.len()),
-            t.lines.len()
-        );
+        let pos = t.position(state.transcript_scroll);
         let pos = truncate_width(&pos, area.width.saturating_sub(2) as usize).into_owned();
         let w = pos.chars().count() as u16;
         if area.width > w + 2 {

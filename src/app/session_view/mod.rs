@@ -13,6 +13,7 @@ pub mod state;
 pub mod transcript;
 pub mod types;
 pub mod update;
+mod window;
 
 pub use geometry::{SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout};
 pub use io::{execute, execute_pinned, write_export};

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use ratatui::layout::Rect;
 
-use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context};
+use crate::model::context::{ContextPlan, Dialect, LeafChoice, build_context};
 use crate::model::export::to_markdown;
 use crate::model::flatten::{FilterMode, TreeNav, row_text};
 use crate::model::tree::Session;
 
 use super::geometry::{inner, layout};
-use super::transcript::{self, FoldKey, Transcript};
+use super::transcript::{FoldKey, Transcript};
 use super::types::{Focus, Mode, Status};
 
 /// The session view's state.
@@ -27,7 +27,7 @@ pub struct SessionViewState {
     pub focus: Focus,
     pub mode: Mode,
     /// Context of the selected entry's branch and its display lines.
-    pub context: SessionContext,
+    pub context: ContextPlan,
     pub transcript: Transcript,
     /// Entry the transcript was built for.
     pub(crate) transcript_entry: Option<usize>,
@@ -60,7 +60,7 @@ impl SessionViewState {
             nav,
             focus: Focus::Tree,
             mode: Mode::Normal,
-            context: SessionContext::default(),
+            context: ContextPlan::default(),
             transcript: Transcript::default(),
             transcript_entry: None,
             toggled: HashSet::new(),
@@ -106,51 +106,21 @@ impl SessionViewState {
         (i.width.max(1) as usize, i.height.max(1) as usize)
     }
 
-    pub(crate) fn transcript_bottom(&self) -> usize {
-        let (w, h) = self.transcript_size();
-        transcript::bottom_top(&self.transcript.lines, w, h)
-    }
-
     /// Rebuilds the transcript when the selection moved to another entry.
     pub(crate) fn sync_transcript(&mut self) {
         let sel = self.nav.selected_entry();
         if sel == self.transcript_entry && !self.transcript.lines.is_empty() {
+            self.keep_transcript_window();
             return;
         }
         self.transcript_entry = sel;
         self.transcript_builds += 1;
         self.toggled.clear();
-        self.context = match sel {
-            Some(i) => build_context(&self.session, LeafChoice::Index(i), self.dialect),
-            None => SessionContext::default(),
-        };
-        self.rebuild_lines();
-        // The selected entry is the end of its branch: show the end.
-        self.transcript_scroll = self.transcript_bottom();
-        // A large session reads whole entries back from its file: say so if it changed.
-        if let Some(why) = self
-            .context
-            .entries
-            .iter()
-            .find_map(|&i| self.session.entries().get(i)?.unavailable())
-        {
-            let text = format!("{why}; text shown shortened (reopen the session)");
-            self.set_status(
-                crate::text::sanitize::sanitize_line(&text).into_owned(),
-                true,
-            );
-        }
+        self.open_transcript(sel);
     }
 
     pub(crate) fn rebuild_lines(&mut self) {
-        self.transcript = transcript::build(&self.context, &self.toggled);
-        self.transcript_hits = match &self.transcript_search {
-            Some(q) => transcript::search(&self.transcript.lines, q),
-            None => Vec::new(),
-        };
-        self.transcript_scroll = self
-            .transcript_scroll
-            .min(self.transcript.lines.len().saturating_sub(1));
+        self.relayout_transcript();
     }
 
     pub(crate) fn set_status(&mut self, text: impl Into<String>, is_error: bool) {

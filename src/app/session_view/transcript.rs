@@ -7,11 +7,12 @@ use std::collections::HashSet;
 use serde_json::Value;
 use unicode_width::UnicodeWidthChar;
 
-use crate::model::context::SessionContext;
+use crate::model::context::{ContextPlan, SessionContext};
 use crate::model::entry::content_text;
 use crate::model::export::image_placeholder;
 use crate::model::flatten::{contains_all, search_tokens};
 use crate::model::transcript::tool_call_text;
+use crate::model::tree::Session;
 use crate::text::sanitize::{sanitize_line, sanitize_multiline};
 
 /// Tool output, bash output and summaries longer than this many lines start collapsed.
@@ -51,13 +52,80 @@ pub struct TLine {
     pub fold: Option<FoldKey>,
 }
 
-/// A built transcript.
+/// The laid-out part of a branch's transcript: the lines of messages `first..first +
+/// starts.len()` of its context, a window around what is on screen. A branch of 200,000
+/// messages is never laid out whole: the window moves with the scroll position (kept as a
+/// message and a line within it), and its messages are made from their entries when laid out.
 #[derive(Clone, Debug, Default)]
 pub struct Transcript {
     pub lines: Vec<TLine>,
     /// Collapsible blocks in line order: key, first line, last line (inclusive).
     pub folds: Vec<(FoldKey, usize, usize)>,
+    /// Messages in the whole context.
     pub message_count: usize,
+    /// The first message laid out.
+    pub first: usize,
+    /// The first line of each message laid out.
+    pub starts: Vec<usize>,
+    /// Search hits, as (message, line within it); over the whole context once
+    /// `hits_cover_all`, else over the window.
+    pub hits: Vec<(usize, usize)>,
+    pub hits_cover_all: bool,
+    /// Why a message's entry could not be read back from the file, if one could not.
+    pub unavailable: Option<String>,
+}
+
+impl Transcript {
+    /// One past the last message laid out.
+    pub fn end(&self) -> usize {
+        self.first + self.starts.len()
+    }
+
+    /// Whether the window holds the end of the context.
+    pub fn at_end(&self) -> bool {
+        self.end() >= self.message_count
+    }
+
+    /// Whether the window holds every message.
+    pub fn is_whole(&self) -> bool {
+        self.first == 0 && self.at_end()
+    }
+
+    /// The message laid out at `line`, and the line within it.
+    pub fn anchor(&self, line: usize) -> (usize, usize) {
+        let k = self
+            .starts
+            .partition_point(|&s| s <= line)
+            .saturating_sub(1);
+        let start = self.starts.get(k).copied().unwrap_or(0);
+        (self.first + k, line.saturating_sub(start))
+    }
+
+    /// The line of `(message, line within it)` if that message is laid out.
+    pub fn line_of(&self, (message, offset): (usize, usize)) -> Option<usize> {
+        let k = message.checked_sub(self.first)?;
+        let start = *self.starts.get(k)?;
+        let end = self.starts.get(k + 1).copied().unwrap_or(self.lines.len());
+        (start + offset < end).then_some(start + offset)
+    }
+
+    /// Where `line` is, for the pane's border: `line/lines` when everything is laid out, else
+    /// the message it is in.
+    pub fn position(&self, line: usize) -> String {
+        if self.is_whole() {
+            format!(
+                " {}/{} ",
+                (line + 1).min(self.lines.len()),
+                self.lines.len()
+            )
+        } else {
+            format!(
+                " message {}/{} ",
+                (self.anchor(line).0 + 1).min(self.message_count),
+                self.message_count
+            )
+        }
+    }
 }
 
 struct Builder<'a> {
@@ -80,6 +148,14 @@ impl Builder<'_> {
         for l in clean.trim_end_matches('\n').split('\n') {
             self.line(style, l, fold);
         }
+    }
+
+    fn empty(&mut self) {
+        self.line(
+            LineStyle::Dim,
+            "(empty context: nothing before this entry)",
+            None,
+        );
     }
 
     fn begin_fold(&mut self) -> usize {
@@ -319,24 +395,129 @@ impl Builder<'_> {
     }
 }
 
-/// Builds the transcript of a context; `toggled` holds the blocks the user opened.
+/// Lays out the whole transcript of a context; `toggled` holds the blocks the user opened.
 pub fn build(ctx: &SessionContext, toggled: &HashSet<FoldKey>) -> Transcript {
     let mut b = Builder {
         out: Transcript::default(),
         toggled,
     };
     for (mi, cm) in ctx.messages.iter().enumerate() {
+        b.out.starts.push(b.out.lines.len());
         b.message(mi, &cm.message);
     }
     if ctx.messages.is_empty() {
-        b.line(
-            LineStyle::Dim,
-            "(empty context: nothing before this entry)",
-            None,
-        );
+        b.empty();
     }
     b.out.message_count = ctx.messages.len();
     b.out
+}
+
+/// A branch's messages, made from their entries as they are laid out.
+pub struct Messages<'a> {
+    pub session: &'a Session,
+    pub plan: &'a ContextPlan,
+    pub toggled: &'a HashSet<FoldKey>,
+}
+
+/// The lines of one message, its folds counted from its first line.
+struct Block {
+    lines: Vec<TLine>,
+    folds: Vec<(FoldKey, usize, usize)>,
+    unavailable: Option<String>,
+}
+
+impl Messages<'_> {
+    pub fn count(&self) -> usize {
+        self.plan.messages.len()
+    }
+
+    fn block(&self, mi: usize) -> Block {
+        let (message, unavailable) = self.plan.message(self.session, mi);
+        let mut b = Builder {
+            out: Transcript::default(),
+            toggled: self.toggled,
+        };
+        if let Some(m) = message {
+            b.message(mi, &m);
+        }
+        Block {
+            lines: b.out.lines,
+            folds: b.out.folds,
+            unavailable,
+        }
+    }
+
+    /// Lays out the messages around `anchor`: it and those after it until `after` lines,
+    /// those before it until `before` lines (whole messages, so a little more).
+    pub fn window(&self, anchor: usize, before: usize, after: usize) -> Transcript {
+        let count = self.count();
+        let mut out = Transcript {
+            message_count: count,
+            ..Transcript::default()
+        };
+        if count == 0 {
+            let mut b = Builder {
+                out,
+                toggled: self.toggled,
+            };
+            b.empty();
+            return b.out;
+        }
+        let anchor = anchor.min(count - 1);
+        let mut back: Vec<Block> = Vec::new();
+        let mut lines_before = 0;
+        let mut first = anchor;
+        while first > 0 && lines_before < before {
+            first -= 1;
+            let block = self.block(first);
+            lines_before += block.lines.len();
+            back.push(block);
+        }
+        out.first = first;
+        let append = |out: &mut Transcript, block: Block| {
+            let base = out.lines.len();
+            out.starts.push(base);
+            out.folds.extend(
+                block
+                    .folds
+                    .into_iter()
+                    .map(|(k, a, b)| (k, a + base, b + base)),
+            );
+            out.lines.extend(block.lines);
+            if out.unavailable.is_none() {
+                out.unavailable = block.unavailable;
+            }
+        };
+        for block in back.into_iter().rev() {
+            append(&mut out, block);
+        }
+        let anchor_line = out.lines.len();
+        let mut mi = anchor;
+        while mi < count && (mi == anchor || out.lines.len() - anchor_line < after) {
+            append(&mut out, self.block(mi));
+            mi += 1;
+        }
+        out
+    }
+
+    /// Every (message, line within it) holding all tokens of `query`, over messages
+    /// `range`, one message made and laid out at a time.
+    pub fn search(&self, query: &str, range: std::ops::Range<usize>) -> Vec<(usize, usize)> {
+        let tokens = search_tokens(query);
+        if tokens.is_empty() {
+            return Vec::new();
+        }
+        let mut hits = Vec::new();
+        for mi in range {
+            let block = self.block(mi);
+            for (li, l) in block.lines.iter().enumerate() {
+                if contains_all(&l.text.to_lowercase(), &tokens) {
+                    hits.push((mi, li));
+                }
+            }
+        }
+        hits
+    }
 }
 
 /// Wraps one line to `width` columns: at spaces when possible, else mid-word. Always at least
@@ -388,7 +569,8 @@ pub fn wrapped_height(text: &str, width: usize) -> usize {
     wrap(text, width).len()
 }
 
-/// The top line that shows the end of the transcript in `height` rows at `width` columns.
+/// The top line that shows the end of the transcript in `height` rows at `width` columns (of
+/// the lines laid out).
 pub fn bottom_top(lines: &[TLine], width: usize, height: usize) -> usize {
     let mut used = 0;
     let mut top = lines.len();

@@ -9,7 +9,6 @@ use crate::model::flatten::FilterMode;
 use crate::app::text_input::{Edit, TextInput};
 
 use super::state::SessionViewState;
-use super::transcript;
 use super::types::{Focus, Mode, ViewEffect};
 use crate::app::keymap::{Action, Conditions, KeyContext, Keymap, default_keymap};
 
@@ -230,8 +229,8 @@ fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
             state.transcript_scroll =
                 (state.transcript_scroll + page).min(state.transcript_bottom());
         }
-        Action::Home => state.transcript_scroll = 0,
-        Action::End => state.transcript_scroll = state.transcript_bottom(),
+        Action::Home => state.transcript_to_start(),
+        Action::End => state.transcript_to_end(),
         Action::Fold => state.nav.fold_or_up(session),
         Action::Unfold => state.nav.unfold_or_down(session),
         Action::FilterDefault => state.nav.set_filter(session, FilterMode::Default),
@@ -315,8 +314,7 @@ fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
                 state.tree_search = None;
                 state.nav.clear_query_and_folds(session);
             } else if !tree_focus && state.transcript_search.is_some() {
-                state.transcript_search = None;
-                state.transcript_hits.clear();
+                state.clear_transcript_search();
             } else if !tree_focus {
                 state.focus = Focus::Tree;
             } else {
@@ -405,16 +403,15 @@ fn transcript_search_key(
     action: Option<Action>,
 ) -> Vec<ViewEffect> {
     match action {
-        Some(Action::Cancel) => {
-            state.transcript_search = None;
-            state.transcript_hits.clear();
-        }
+        Some(Action::Cancel) => state.clear_transcript_search(),
         Some(Action::Confirm) => {
             if input.text().trim().is_empty() {
-                state.transcript_search = None;
-                state.transcript_hits.clear();
+                state.clear_transcript_search();
             } else {
-                let n = state.transcript_hits.len();
+                if !state.transcript.hits_cover_all {
+                    state.search_transcript(input.text().trim(), true);
+                }
+                let n = state.transcript.hits.len();
                 state.set_status(format!("{n} matching lines · n/N next/previous"), n == 0);
             }
         }
@@ -422,22 +419,9 @@ fn transcript_search_key(
             if input.handle_key(key) == Edit::Changed {
                 let q = input.text().trim().to_owned();
                 if q.is_empty() {
-                    state.transcript_search = None;
-                    state.transcript_hits.clear();
+                    state.clear_transcript_search();
                 } else {
-                    state.transcript_hits = transcript::search(&state.transcript.lines, &q);
-                    state.transcript_search = Some(q);
-                    // Live: show the first hit at or after the top of the pane.
-                    let top = state.transcript_scroll;
-                    let hit = state
-                        .transcript_hits
-                        .iter()
-                        .find(|&&h| h >= top)
-                        .or(state.transcript_hits.first())
-                        .copied();
-                    if let Some(h) = hit {
-                        state.transcript_scroll = h.min(state.transcript_bottom());
-                    }
+                    state.search_transcript(&q, false);
                 }
             }
             state.mode = Mode::TranscriptSearch(input);
@@ -493,6 +477,10 @@ fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
     };
     if !searching {
         state.set_status("No search: press / to search", false);
+        return;
+    }
+    if !tree {
+        state.jump_transcript_hit(forward);
         return;
     }
     let (hits, from) = if tree {
