@@ -305,7 +305,7 @@ fn build_line(
 
 /// Writes `line` if the file is still exactly as read (`expected_size` bytes). If it grew, the
 /// caller re-reads it: the new entry's `parentId` must be the file's actual last entry.
-fn write_line(
+pub(crate) fn write_line(
     path: &Path,
     expected_size: u64,
     line: &[u8],
