@@ -254,9 +254,9 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             }
             out.flush()?;
             // Freeing 10k rows one by one costs more than the rest of a warm listing; the
-            // process is about to exit.
+            // process is about to exit. (The index is dropped: that closes its database.)
             std::mem::forget(listing);
-            std::mem::forget(index);
+            drop(index);
         }
         Command::Show { session, json } => {
             let (path, agent) = resolve_session(&roots, &session, global.no_cache || global.demo)?;

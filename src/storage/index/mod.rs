@@ -118,18 +118,50 @@ struct Prior {
     nodes: Map<String, Value>,
 }
 
-/// The result of reading one file now.
+/// The result of reading one file now, prepared for storage on the reading thread.
 struct Rescanned {
     info: Result<SessionInfo, ReadError>,
-    /// The state after the last complete line, with its head and tail hashes, when the file
-    /// did not change while it was read.
-    state: Option<(ScanState, u64, u64)>,
-    state_has_text: bool,
+    /// The state after the last complete line, ready to store, when the file did not change
+    /// while it was read; with how many bytes of the listing's text are the state's.
+    stored: Option<(Stored, usize)>,
     meta: fs::Metadata,
     bytes_read: u64,
     detected_agent: Dialect,
     /// The row resumed from.
-    resumed: Option<(i64, FileKey, Map<String, Value>)>,
+    resumed: Option<(i64, FileKey)>,
+}
+
+/// A state as stored (see [`fresh::split`]).
+struct Stored {
+    rest: Vec<u8>,
+    nodes_changed: Vec<u8>,
+    nodes_all: Vec<u8>,
+    offset: u64,
+    head_hash: u64,
+    tail_hash: u64,
+}
+
+/// The state of a scan ready to store: its JSON without nodes, the nodes changed since
+/// `old_nodes` (a resumed file) and all nodes; `None` if it does not serialize or lost nodes.
+fn prepare(
+    state: &ScanState,
+    head_hash: u64,
+    tail_hash: u64,
+    old_nodes: Option<&Map<String, Value>>,
+) -> Option<Stored> {
+    let (rest, nodes) = fresh::split(state)?;
+    let changed = match old_nodes {
+        Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
+        None => Vec::new(),
+    };
+    Some(Stored {
+        rest,
+        nodes_changed: changed,
+        nodes_all: serde_json::to_vec(&nodes).ok()?,
+        offset: state.offset(),
+        head_hash,
+        tail_hash,
+    })
 }
 
 impl Index {
@@ -531,24 +563,26 @@ impl Index {
         };
         // The listing's text: the state's (committed lines), then a torn last line's.
         let listing_text = std::mem::take(&mut info.all_messages_text);
-        let mut state = r.state;
-        let state_text = match &mut state {
-            Some((s, _, _)) if r.state_has_text => s.take_builder_text(),
-            _ => listing_text.clone(),
-        };
+        let mut stored = r.stored;
+        let state_len = stored.as_ref().map_or(listing_text.len(), |(_, n)| *n);
         let mark = if r.resumed.is_some() && listing_text.starts_with(fresh::TEXT_MARK) {
             fresh::TEXT_MARK.len()
         } else {
             0
         };
-        if !listing_text.starts_with(&state_text) || state_text.len() < mark {
-            state = None;
+        if !listing_text.is_char_boundary(state_len) || state_len < mark {
+            stored = None;
         }
-        let new_text = state_text.get(mark..).unwrap_or_default();
-        let torn = listing_text.get(state_text.len()..).unwrap_or_default();
+        let state_len = if stored.is_some() {
+            state_len
+        } else {
+            listing_text.len()
+        };
+        let new_text = listing_text.get(mark..state_len).unwrap_or_default();
+        let torn = listing_text.get(state_len..).unwrap_or_default();
         // A resumed file's stored text comes first, read before this listing's write.
         let old_text = match (&r.resumed, mark > 0 && with_text) {
-            (Some((id, old, _)), true) => Some(
+            (Some((id, old)), true) => Some(
                 self.db
                     .as_ref()
                     .and_then(|db| db.text(*id, old.size).ok().flatten())
@@ -557,52 +591,33 @@ impl Index {
             _ => None,
         };
         if writing {
-            let parts = state.as_ref().and_then(|(s, head, tail)| {
-                let (rest, nodes) = fresh::split(s)?;
-                let changed = match &r.resumed {
-                    Some((_, _, old)) => fresh::changed(old, &nodes)?,
-                    None => nodes.clone(),
-                };
-                Some((
-                    rest,
-                    serde_json::to_vec(&changed).ok()?,
-                    serde_json::to_vec(&nodes).ok()?,
-                    s.offset(),
-                    *head,
-                    *tail,
-                ))
-            });
-            // A resumed file without a state to store (it changed while read) must not append
-            // to its text: store it whole, from the full listing text read back below.
-            let resumed_ok = r.resumed.is_some() && parts.is_some();
+            let parts = stored.as_ref().map(|(p, _)| p);
             let row = NewRow {
                 key,
-                head_hash: parts.as_ref().map_or(0, |p| p.4),
+                head_hash: parts.map_or(0, |p| p.head_hash),
                 problem: None,
                 detected_agent: Some(r.detected_agent),
                 info: Some(&info),
-                torn_text: if parts.is_some() { torn } else { "" },
-                state: parts.as_ref().map(|p| StateParts {
-                    rest: &p.0,
-                    nodes_changed: &p.1,
-                    nodes_all: &p.2,
+                torn_text: torn,
+                state: parts.map(|p| StateParts {
+                    rest: &p.rest,
+                    nodes_changed: &p.nodes_changed,
+                    nodes_all: &p.nodes_all,
                 }),
-                resume_offset: parts.as_ref().map_or(0, |p| p.3),
-                tail_hash: parts.as_ref().map_or(0, |p| p.5),
+                resume_offset: parts.map_or(0, |p| p.offset),
+                tail_hash: parts.map_or(0, |p| p.tail_hash),
             };
             let path = file.path.clone();
-            if resumed_ok {
-                let from = r.resumed.as_ref().map(|(id, k, _)| (*id, *k));
-                self.write(|db| db.put(&path, &row, TextWrite::Append(new_text), from));
-            } else if mark == 0 {
-                let text = if parts.is_some() {
-                    new_text
-                } else {
-                    listing_text.as_str()
-                };
-                self.write(|db| db.put(&path, &row, TextWrite::Replace(text), None));
+            match (r.resumed, parts.is_some()) {
+                (Some(from), true) => {
+                    self.write(|db| db.put(&path, &row, TextWrite::Append(new_text), Some(from)))
+                }
+                (None, _) => {
+                    self.write(|db| db.put(&path, &row, TextWrite::Replace(new_text), None))
+                }
+                // A resumed file that changed while it was read: left for the next listing.
+                (Some(_), false) => {}
             }
-            // (A resumed file that changed while read is left for the next listing.)
         }
         if with_text {
             info.all_messages_text = match old_text {
@@ -702,46 +717,56 @@ fn rescan(
     prior: Option<Prior>,
     keep_state: bool,
 ) -> Result<Rescanned, ReadError> {
-    if let Some(p) = prior
-        && fresh::hashes(&file.path, p.resume_offset).ok() == Some((p.head_hash, p.tail_hash))
-    {
-        let (id, key, nodes) = (p.id, p.key, p.nodes);
-        let s = scan(&file.path, file.agent, ParseMode::Fast, Some(p.state))?;
-        let now = FileKey::of(&s.meta);
-        if now.same_file(&key) && now.size >= key.size {
-            let state = keep_state
-                .then(|| settled(&file.path, &s.meta, s.state))
-                .flatten();
-            return Ok(Rescanned {
-                info: s.info,
-                state,
-                state_has_text: s.state_has_text,
-                meta: s.meta,
-                bytes_read: s.bytes_read,
-                detected_agent: s.detected_agent,
-                resumed: Some((id, key, nodes)),
-            });
+    let (s, resumed, old_nodes) = match prior {
+        Some(p)
+            if fresh::hashes(&file.path, p.resume_offset).ok()
+                == Some((p.head_hash, p.tail_hash)) =>
+        {
+            let s = scan(&file.path, file.agent, ParseMode::Fast, Some(p.state))?;
+            let now = FileKey::of(&s.meta);
+            if now.same_file(&p.key) && now.size >= p.key.size {
+                (s, Some((p.id, p.key)), Some(p.nodes))
+            } else {
+                (
+                    scan(&file.path, file.agent, ParseMode::Fast, None)?,
+                    None,
+                    None,
+                )
+            }
         }
-    }
-    let s = scan(&file.path, file.agent, ParseMode::Fast, None)?;
-    let state = keep_state
-        .then(|| settled(&file.path, &s.meta, s.state))
-        .flatten();
+        _ => (
+            scan(&file.path, file.agent, ParseMode::Fast, None)?,
+            None,
+            None,
+        ),
+    };
+    let mut state = s.state;
+    // The state's own text (only kept apart when a torn last line made the listing's longer).
+    let state_len = if s.state_has_text {
+        let t = state.take_builder_text();
+        t.len()
+    } else {
+        s.info.as_ref().map_or(0, |i| i.all_messages_text.len())
+    };
+    let stored = keep_state
+        .then(|| settled(&file.path, &s.meta, &state))
+        .flatten()
+        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
+        .map(|p| (p, state_len));
     Ok(Rescanned {
         info: s.info,
-        state,
-        state_has_text: s.state_has_text,
+        stored,
         meta: s.meta,
         bytes_read: s.bytes_read,
         detected_agent: s.detected_agent,
-        resumed: None,
+        resumed,
     })
 }
 
 /// The state with its hashes, if the file still looks as it did when it was read (a file
 /// rewritten during the read must not get a state that resumes on the new content).
-fn settled(path: &Path, before: &fs::Metadata, state: ScanState) -> Option<(ScanState, u64, u64)> {
+fn settled(path: &Path, before: &fs::Metadata, state: &ScanState) -> Option<(u64, u64)> {
     let (head, tail) = fresh::hashes(path, state.offset()).ok()?;
     let after = fs::metadata(path).ok()?;
-    (FileKey::of(&after) == FileKey::of(before)).then_some((state, head, tail))
+    (FileKey::of(&after) == FileKey::of(before)).then_some((head, tail))
 }
