@@ -294,7 +294,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             }
             let mut index = Index::open(no_cache);
             let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-            let (a, _) = append_indexed(
+            let (a, how) = append_indexed(
                 &mut index,
                 &path,
                 agent,
@@ -303,13 +303,15 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     label: if clear { None } else { text },
                 },
             )?;
+            report_write_path(how);
             writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
         }
         Command::Rename { session, name } => {
             let no_cache = global.no_cache || global.demo;
             let (path, agent) = resolve_session(&roots, &session, no_cache)?;
             let mut index = Index::open(no_cache);
-            let (a, _) = append_indexed(&mut index, &path, agent, NewEntry::Rename { name })?;
+            let (a, how) = append_indexed(&mut index, &path, agent, NewEntry::Rename { name })?;
+            report_write_path(how);
             writeln!(out, "{}", to_json(&json!({"path": path, "id": a.id})))?;
         }
         Command::Checkout { session, entry } => {
@@ -317,12 +319,13 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             let (path, agent) = resolve_session(&roots, &session, no_cache)?;
             let mut index = Index::open(no_cache);
             let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-            let (a, _) = append_indexed(
+            let (a, how) = append_indexed(
                 &mut index,
                 &path,
                 agent,
                 NewEntry::Checkout { target_id: target },
             )?;
+            report_write_path(how);
             writeln!(
                 out,
                 "{}",
@@ -649,6 +652,13 @@ pub fn resolve_session(
             pick_session(&listing.sessions, arg)?.ok_or_else(|| no_session(arg))
         }
         None => Err(no_session(arg)),
+    }
+}
+
+/// For tests and scripts (`GROVE_INDEX_STATS`): whether a write came from the index.
+fn report_write_path(how: crate::storage::index::write::WritePath) {
+    if std::env::var_os("GROVE_INDEX_STATS").is_some() {
+        eprintln!("grove: write path {how:?}");
     }
 }
 

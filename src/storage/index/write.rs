@@ -403,3 +403,59 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::parse::ParsedSession;
+
+    #[test]
+    fn ids_resolve_exactly_or_by_unique_prefix() {
+        let ids: HashSet<String> = ["ab12", "ab34", "cd56"].map(String::from).into();
+        assert_eq!(resolve_id(&ids, "ab12"), Ok("ab12".into()));
+        assert_eq!(resolve_id(&ids, "cd"), Ok("cd56".into()));
+        assert_eq!(resolve_id(&ids, "ab"), Err(2));
+        assert_eq!(resolve_id(&ids, "zz"), Err(0));
+    }
+
+    /// The last entry found from the end is the one the whole-file path ends with, whatever
+    /// blank, broken, second-header or long lines come last.
+    #[test]
+    fn the_last_entry_from_the_end_is_the_whole_files_last_entry() {
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/w"}"#;
+        let entry = |id: &str| format!(r#"{{"type":"message","id":"{id}","parentId":null}}"#);
+        let long = format!(
+            r#"{{"type":"custom","id":"long","data":"{}"}}"#,
+            "x".repeat(700_000)
+        );
+        let tails: Vec<Vec<String>> = vec![
+            vec![],
+            vec![entry("a")],
+            vec![entry("a"), String::new(), "   ".into()],
+            vec![entry("a"), "{not json".into()],
+            vec![entry("a"), header.to_owned()],
+            vec![entry("a"), "[1,2]".into(), entry("b"), "{broken".into()],
+            vec![entry("a"), long.clone()],
+            vec![long, entry("c")],
+            vec![r#"{"type":"label","parentId":"a"}"#.into()],
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (i, tail) in tails.iter().enumerate() {
+            let mut text = format!("{header}\n");
+            for l in tail {
+                text.push_str(l);
+                text.push('\n');
+            }
+            let p = dir.path().join(format!("{i}.jsonl"));
+            std::fs::write(&p, &text).unwrap();
+            let whole = ParsedSession::from_bytes(text.as_bytes());
+            let want = whole.entries.last().map(|e| e.id.clone());
+            let file = File::open(&p).unwrap();
+            let (_, header_end) = first_line(&file, text.len() as u64).unwrap().unwrap();
+            let got = last_entry(&file, header_end, text.len() as u64, |_| true)
+                .unwrap()
+                .map(|e| e.id);
+            assert_eq!(got, want, "case {i}");
+        }
+    }
+}
