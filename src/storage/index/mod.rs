@@ -37,7 +37,7 @@ pub mod write;
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
@@ -106,6 +106,10 @@ impl std::fmt::Debug for Index {
             .finish()
     }
 }
+
+/// Rows by path, keyed by the path's bytes (hashing a `Path` walks its components) with
+/// foldhash.
+type RowMap = HashMap<std::ffi::OsString, Row, foldhash::fast::RandomState>;
 
 /// A stored row's state, ready for a resumed scan.
 struct Prior {
@@ -201,31 +205,34 @@ impl Index {
     }
 
     /// The rows, or none (rebuilding the database) when it cannot be read.
-    fn rows(&mut self) -> HashMap<PathBuf, Row> {
+    fn rows(&mut self) -> RowMap {
         let Some(db) = &self.db else {
-            return HashMap::new();
+            return RowMap::default();
         };
         match db.rows() {
-            Ok(rows) => rows.into_iter().collect(),
+            Ok(rows) => rows
+                .into_iter()
+                .map(|(p, r)| (p.into_os_string(), r))
+                .collect(),
             Err(_) => {
                 // Damaged under us: start over (it is only a cache).
                 let path = db.path.clone();
                 self.db = None;
                 db::remove_db_files(&path);
                 self.db = path.parent().and_then(Db::open);
-                HashMap::new()
+                RowMap::default()
             }
         }
     }
 
     /// The rows of these files only.
-    fn rows_of(&self, found: &[(FoundFile, fs::Metadata)]) -> HashMap<PathBuf, Row> {
+    fn rows_of(&self, found: &[(FoundFile, fs::Metadata)]) -> RowMap {
         let Some(db) = &self.db else {
-            return HashMap::new();
+            return RowMap::default();
         };
         found
             .iter()
-            .filter_map(|(f, _)| Some((f.path.clone(), db.row(&f.path).ok()??)))
+            .filter_map(|(f, _)| Some((f.path.clone().into_os_string(), db.row(&f.path).ok()??)))
             .collect()
     }
 
@@ -287,9 +294,9 @@ impl Index {
         let mut cached_problems = Vec::new();
         for (file, meta) in found {
             let key = FileKey::of(&meta);
-            let row = rows.remove(&file.path);
+            let row = rows.remove(file.path.as_os_str());
             match row {
-                Some(row) if row.key == key && fits(&row, key.size) => {
+                Some(mut row) if row.key == key && fits(&row, key.size) => {
                     if let Some(reason) = &row.problem {
                         cached_problems.push(Skipped {
                             path: file.path,
@@ -298,7 +305,7 @@ impl Index {
                         continue;
                     }
                     let agent = file.agent.or(row.detected_agent);
-                    match (row.info.clone(), agent) {
+                    match (row.info.take(), agent) {
                         (Some(mut info), Some(agent)) => {
                             info.path = file.path;
                             info.agent = agent;
@@ -329,7 +336,7 @@ impl Index {
         // Rows of files gone from the roots listed now.
         let gone: Vec<i64> = rows
             .iter()
-            .filter(|(p, _)| roots.iter().any(|r| p.starts_with(&r.path)))
+            .filter(|(p, _)| roots.iter().any(|r| Path::new(p).starts_with(&r.path)))
             .map(|(_, r)| r.id)
             .collect();
 
