@@ -33,6 +33,7 @@
 
 pub mod db;
 pub mod fresh;
+pub mod row;
 pub mod write;
 
 use std::collections::HashMap;
