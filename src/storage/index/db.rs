@@ -355,12 +355,14 @@ impl Db {
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
+            let all;
             let nodes = if appending && count < MAX_CHUNKS {
                 parts.nodes_changed
             } else {
                 self.conn
                     .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
-                parts.nodes_all
+                all = serde_json::to_vec(parts.nodes_all).unwrap_or_default();
+                &all
             };
             if !nodes.is_empty() && nodes != b"{}" {
                 self.conn.execute(

@@ -105,6 +105,22 @@ pub fn changed(old: &Map<String, Value>, new: &Map<String, Value>) -> Option<Map
     )
 }
 
+/// The entry ids in stored node chunks, parsed straight into a set (no JSON values).
+pub fn ids_of_chunks(chunks: &[Vec<u8>]) -> Option<std::collections::HashSet<String>> {
+    let mut flags: std::collections::HashMap<String, u64> = Default::default();
+    for c in chunks {
+        let m: std::collections::HashMap<String, u64> = serde_json::from_slice(c).ok()?;
+        flags.extend(m);
+    }
+    Some(
+        flags
+            .into_iter()
+            .filter(|(_, f)| f & 1 == 1)
+            .map(|(k, _)| k)
+            .collect(),
+    )
+}
+
 /// The entry ids in stored nodes (flag bit 1: an id seen; bit 2: some entry's parent).
 pub fn entry_ids(nodes: &Map<String, Value>) -> impl Iterator<Item = &str> {
     nodes

@@ -97,6 +97,9 @@ pub struct Index {
     /// `None` = disabled (`--no-cache`), or no database could be opened.
     db: Option<Db>,
     stats: ListStats,
+    /// The ids last read by [`Index::current_ids`] (a write reads them twice: to resolve the
+    /// target, then to write), valid while the file's key is the same.
+    ids_cache: std::cell::RefCell<Option<write::IndexedIds>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -140,7 +143,7 @@ struct Rescanned {
 struct Stored {
     rest: Vec<u8>,
     nodes_changed: Vec<u8>,
-    nodes_all: Vec<u8>,
+    nodes_all: Map<String, Value>,
     offset: u64,
     head_hash: u64,
     tail_hash: u64,
@@ -162,7 +165,7 @@ fn prepare(
     Some(Stored {
         rest,
         nodes_changed: changed,
-        nodes_all: serde_json::to_vec(&nodes).ok()?,
+        nodes_all: nodes,
         offset: state.offset(),
         head_hash,
         tail_hash,
@@ -185,6 +188,7 @@ impl Index {
         Index {
             db: Db::open(dir),
             stats: ListStats::default(),
+            ids_cache: Default::default(),
         }
     }
 
@@ -193,6 +197,7 @@ impl Index {
         Index {
             db: None,
             stats: ListStats::default(),
+            ids_cache: Default::default(),
         }
     }
 
@@ -665,17 +670,26 @@ impl Index {
             return None;
         }
         let info = row.info.as_ref()?;
-        let (rest, chunks) = db.state(row.id, state_bound(key.size)).ok()??;
-        let (_, nodes) = fresh::merge(&rest, &chunks)?;
-        Some(write::IndexedIds {
+        if let Some(ids) = self.ids_cache.borrow().as_ref()
+            && ids.key == key
+            && ids.row_id == row.id
+        {
+            return Some(ids.clone());
+        }
+        let (_, chunks) = db.state(row.id, state_bound(key.size)).ok()??;
+        let ids = fresh::ids_of_chunks(&chunks)?;
+        let found = write::IndexedIds {
+            row_id: row.id,
             key,
             version: info.version,
             header_id: info.id.clone(),
             end: row.resume_offset,
             head_hash: row.head_hash,
             tail_hash: row.tail_hash,
-            ids: fresh::entry_ids(&nodes).map(str::to_owned).collect(),
-        })
+            ids: std::sync::Arc::new(ids),
+        };
+        *self.ids_cache.borrow_mut() = Some(found.clone());
+        Some(found)
     }
 }
 

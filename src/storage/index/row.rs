@@ -93,7 +93,8 @@ pub struct NewRow<'a> {
 pub struct StateParts<'a> {
     pub rest: &'a [u8],
     pub nodes_changed: &'a [u8],
-    pub nodes_all: &'a [u8],
+    /// Serialized only when stored whole (a new row, or chunks folded).
+    pub nodes_all: &'a serde_json::Map<String, serde_json::Value>,
 }
 
 /// How the text and nodes of a row are written.

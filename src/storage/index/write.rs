@@ -36,8 +36,9 @@ const STEP: usize = 256 << 10;
 const ATTEMPTS: usize = 5;
 
 /// What the index knows of a session whose row is current.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct IndexedIds {
+    pub row_id: i64,
     pub key: FileKey,
     pub version: u32,
     pub header_id: String,
@@ -45,7 +46,7 @@ pub(crate) struct IndexedIds {
     pub end: u64,
     pub head_hash: u64,
     pub tail_hash: u64,
-    pub ids: HashSet<String>,
+    pub ids: std::sync::Arc<HashSet<String>>,
 }
 
 /// How a write was done.
@@ -90,7 +91,7 @@ pub fn entry_ids(
     index: &mut Index,
     path: &Path,
     agent: Option<Dialect>,
-) -> Option<HashSet<String>> {
+) -> Option<std::sync::Arc<HashSet<String>>> {
     indexed(index, path, agent).map(|i| i.ids)
 }
 
