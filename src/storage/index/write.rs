@@ -304,8 +304,13 @@ fn line_for(
     entry: NewEntry,
     now: i64,
 ) -> Result<Option<(JsonMap, Appended)>, WriteError> {
-    let taken: HashSet<&str> = ids.ids.iter().map(String::as_str).collect();
-    let id = fresh_id(&taken);
+    // A fresh id not among the file's (drawn until it is new; no set of borrowed ids built).
+    let id = loop {
+        let id = fresh_id(&HashSet::new());
+        if !ids.ids.contains(&id) {
+            break id;
+        }
+    };
     let last_id = tail
         .last
         .as_ref()
