@@ -141,44 +141,51 @@ fn a_broken_cache_is_rebuilt_silently() {
         write_session(&dir, &format!("s{i}.jsonl"), 5);
     }
     let expected = cold(&dir);
-    let rows = cache.join("index.bin");
+    let db = cache.join("index.sqlite3");
     let damage: Vec<Box<dyn Fn()>> = vec![
         Box::new(|| fs::remove_dir_all(&cache).unwrap()),
         Box::new(|| {
-            let len = fs::metadata(&rows).unwrap().len();
+            let len = fs::metadata(&db).unwrap().len();
             fs::OpenOptions::new()
                 .write(true)
-                .open(&rows)
+                .open(&db)
                 .unwrap()
                 .set_len(len / 2)
                 .unwrap();
         }),
-        Box::new(|| fs::write(&rows, b"\x00garbage\xff\n{\"magic\":1}\n").unwrap()),
-        Box::new(|| fs::write(&rows, b"").unwrap()),
+        Box::new(|| fs::write(&db, b"\x00garbage\xff\n{\"magic\":1}\n").unwrap()),
+        Box::new(|| fs::write(&db, b"").unwrap()),
         Box::new(|| {
-            // Every blob log overwritten with garbage of the same size.
-            for e in fs::read_dir(&cache).unwrap().flatten() {
-                if e.file_name().to_string_lossy().starts_with("blobs-") {
-                    let len = fs::metadata(e.path()).unwrap().len() as usize;
-                    fs::write(e.path(), vec![0x5a; len]).unwrap();
-                }
-            }
+            // Every page after the first overwritten with garbage.
+            let len = fs::metadata(&db).unwrap().len() as usize;
+            let mut bytes = fs::read(&db).unwrap();
+            bytes[4096..len].fill(0x5a);
+            fs::write(&db, bytes).unwrap();
         }),
         Box::new(|| {
-            // An index written by another version (with a valid hash).
-            let mut bytes = fs::read(&rows).unwrap();
-            bytes[4..8].copy_from_slice(&99u32.to_le_bytes());
-            let body = bytes.len() - 8;
-            let hash = grove::storage::index::fast_hash(&bytes[..body]);
-            bytes[body..].copy_from_slice(&hash.to_le_bytes());
-            fs::write(&rows, bytes).unwrap();
+            // A schema written by a newer grove.
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.pragma_update(None, "user_version", 99).unwrap();
         }),
         Box::new(|| {
-            // One flipped byte in the middle.
-            let mut bytes = fs::read(&rows).unwrap();
-            let mid = bytes.len() / 2;
-            bytes[mid] ^= 0x20;
-            fs::write(&rows, bytes).unwrap();
+            // A table of the right name with other columns.
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch("DROP TABLE texts; DROP TABLE state_nodes; DROP TABLE sessions; CREATE TABLE sessions(x);")
+                .unwrap();
+        }),
+        Box::new(|| {
+            // A flipped byte in the database header (its page size).
+            let mut bytes = fs::read(&db).unwrap();
+            bytes[16] ^= 0x20;
+            fs::write(&db, bytes).unwrap();
+        }),
+        Box::new(|| {
+            // One flipped byte in every row's listing fields.
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch(
+                "UPDATE sessions SET cwd = cwd || 'x', message_count = message_count + 1",
+            )
+            .unwrap();
         }),
     ];
     for (i, damage) in damage.iter().enumerate() {

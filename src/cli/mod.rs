@@ -18,8 +18,9 @@ use crate::model::entry::{EntryKind, format_iso_ms};
 use crate::model::export;
 use crate::model::info::SessionInfo;
 use crate::model::tree::Session;
-use crate::storage::append::{NewEntry, append_entry};
+use crate::storage::append::NewEntry;
 use crate::storage::fork::fork_session;
+use crate::storage::index::write::{append_indexed, entry_ids, header_id, resolve_id};
 use crate::storage::index::{Index, ListOptions};
 use crate::storage::read::{detect_agent, load_session};
 use crate::storage::roots::SessionRoot;
@@ -336,9 +337,9 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             }
             out.flush()?;
             // Freeing 10k rows one by one costs more than the rest of a warm listing; the
-            // process is about to exit.
+            // process is about to exit. (The index is dropped: that closes its database.)
             std::mem::forget(listing);
-            std::mem::forget(index);
+            drop(index);
         }
         Command::Show { session, json } => {
             let (path, agent) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
@@ -374,19 +375,23 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             text,
             clear,
         } => {
-            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
+            let no_cache = global.no_cache || global.demo;
+            let (path, agent) = resolve_session(&roots, &session, no_cache)?;
             if text.is_none() && !clear {
                 return Err(msg("give the label TEXT, or --clear to remove it"));
             }
-            let s = load_for_write(&path)?;
-            let target = resolve_entry(&s, &entry)?;
-            let a = append_entry(
+            let mut index = Index::open(no_cache);
+            let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
+            let (a, how) = append_indexed(
+                &mut index,
                 &path,
+                agent,
                 NewEntry::Label {
                     target_id: target,
                     label: if clear { None } else { text },
                 },
             )?;
+            report_write_path(how);
             print_note(a.note.as_deref());
             report_done(
                 out,
@@ -395,8 +400,11 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             )?;
         }
         Command::Rename { session, name } => {
-            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
-            let a = append_entry(&path, NewEntry::Rename { name })?;
+            let no_cache = global.no_cache || global.demo;
+            let (path, agent) = resolve_session(&roots, &session, no_cache)?;
+            let mut index = Index::open(no_cache);
+            let (a, how) = append_indexed(&mut index, &path, agent, NewEntry::Rename { name })?;
+            report_write_path(how);
             print_note(a.note.as_deref());
             report_done(
                 out,
@@ -405,10 +413,17 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             )?;
         }
         Command::Checkout { session, entry } => {
-            let (path, _) = resolve_session(&roots, &session, global.no_cache || global.demo)?;
-            let s = load_for_write(&path)?;
-            let target = resolve_entry(&s, &entry)?;
-            let a = append_entry(&path, NewEntry::Checkout { target_id: target })?;
+            let no_cache = global.no_cache || global.demo;
+            let (path, agent) = resolve_session(&roots, &session, no_cache)?;
+            let mut index = Index::open(no_cache);
+            let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
+            let (a, how) = append_indexed(
+                &mut index,
+                &path,
+                agent,
+                NewEntry::Checkout { target_id: target },
+            )?;
+            report_write_path(how);
             print_note(a.note.as_deref());
             report_done(
                 out,
@@ -737,7 +752,45 @@ pub fn resolve_session(
     }
     // Through the index, so naming a session by id or name costs one stat per file when warm.
     let listing = Index::open(no_cache).list(roots, ListOptions::default(), |_| {});
-    let all = &listing.sessions;
+    match pick_session(&listing.sessions, arg)? {
+        // The index is a cache, and caches can be crafted: the file itself must agree.
+        Some(found) if no_cache || session_matches(&found.0, found.1, arg) => Ok(found),
+        Some(_) => {
+            let listing = Index::disabled().list(roots, ListOptions::default(), |_| {});
+            pick_session(&listing.sessions, arg)?.ok_or_else(|| no_session(arg))
+        }
+        None => Err(no_session(arg)),
+    }
+}
+
+/// For tests and scripts (`GROVE_INDEX_STATS`): whether a write came from the index.
+fn report_write_path(how: crate::storage::index::write::WritePath) {
+    if std::env::var_os("GROVE_INDEX_STATS").is_some() {
+        eprintln!("grove: write path {how:?}");
+    }
+}
+
+fn no_session(arg: &str) -> CliError {
+    msg(format!(
+        "no session matches {} (give a path, an id or unique id prefix, or an exact name)",
+        sanitize_line(arg)
+    ))
+}
+
+/// Whether the file resolved for `arg` says so itself: its header id is `arg` or starts with
+/// it; else its name (read from the file) is `arg`.
+fn session_matches(path: &Path, agent: Option<Dialect>, arg: &str) -> bool {
+    if header_id(path).is_some_and(|id| id.starts_with(arg)) {
+        return true;
+    }
+    crate::storage::read::scan_info(path, agent).is_ok_and(|i| i.name.as_deref() == Some(arg))
+}
+
+/// A session by exact id, then unique id prefix, then exact name, among those listed.
+fn pick_session(
+    all: &[SessionInfo],
+    arg: &str,
+) -> Result<Option<(PathBuf, Option<Dialect>)>, CliError> {
     let pick = |v: Vec<&SessionInfo>| -> Result<Option<(PathBuf, Option<Dialect>)>, CliError> {
         match v.len() {
             0 => Ok(None),
@@ -755,22 +808,33 @@ pub fn resolve_session(
         }
     };
     if let Some(found) = pick(all.iter().filter(|s| s.id == arg).collect())? {
-        return Ok(found);
+        return Ok(Some(found));
     }
     if let Some(found) = pick(all.iter().filter(|s| s.id.starts_with(arg)).collect())? {
-        return Ok(found);
+        return Ok(Some(found));
     }
-    if let Some(found) = pick(
+    pick(
         all.iter()
             .filter(|s| s.name.as_deref() == Some(arg))
             .collect(),
-    )? {
-        return Ok(found);
+    )
+}
+
+/// An entry by id or unique id prefix: among the ids of a current index row when there is one
+/// (no load of the file), else from the file loaded whole.
+fn resolve_entry_indexed(
+    index: &mut Index,
+    path: &Path,
+    agent: Option<Dialect>,
+    arg: &str,
+) -> Result<String, CliError> {
+    match entry_ids(index, path, agent) {
+        Some(ids) => resolve_id(&ids, arg).map_err(|n| match n {
+            0 => msg(format!("no entry {} in this session", sanitize_line(arg))),
+            n => msg(format!("{} matches {n} entries", sanitize_line(arg))),
+        }),
+        None => resolve_entry(&load_session(path)?, arg),
     }
-    Err(msg(format!(
-        "no session matches {} (give a path, an id or unique id prefix, or an exact name)",
-        sanitize_line(arg)
-    )))
 }
 
 fn root_agent_of(roots: &[SessionRoot], path: &Path) -> Option<Dialect> {

@@ -288,7 +288,7 @@ fn to_line(path: &Path, map: JsonMap) -> Result<String, WriteError> {
 
 /// Where grove's line landed: the file from the size grove checked to its end, and the offset
 /// of grove's line in it.
-struct Landed {
+pub(crate) struct Landed {
     before: u64,
     tail: Vec<u8>,
     at: usize,
@@ -299,7 +299,7 @@ struct Landed {
 /// the file's last line, the agent would resume from grove's line, whose parent is the entry
 /// before the intruder's: its own last message would be skipped. A `grove.checkout` entry
 /// hanging off the intruder's last entry puts the leaf back where the agent left it.
-fn restore_agent_leaf(
+pub(crate) fn restore_agent_leaf(
     path: &Path,
     file: &mut File,
     landed: &Landed,
@@ -451,7 +451,7 @@ fn build_line(
 
 /// Writes `line` if the file is still exactly as read (`expected_size` bytes). If it grew, the
 /// caller re-reads it: the new entry's `parentId` must be the file's actual last entry.
-fn write_line(
+pub(crate) fn write_line(
     path: &Path,
     file: &mut File,
     expected_size: u64,

@@ -50,10 +50,18 @@ pub fn open_regular(path: &Path) -> Result<(File, fs::Metadata), ReadError> {
 
 /// Modification time in ms since the epoch (0 when unknown).
 pub fn mtime_ms(meta: &fs::Metadata) -> i64 {
-    meta.modified()
+    // As Node, whose `Stats.mtime` pi falls back to: `new Date(Math.round(mtimeMs))`, with
+    // `mtimeMs = sec * 1e3 + nsec / 1e6` in doubles: rounded to the nearest millisecond
+    // (half up), not truncated.
+    let Some(d) = meta
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64)
+    else {
+        return 0;
+    };
+    let ms = d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6;
+    (ms + 0.5).floor() as i64
 }
 
 /// Files at least this big are loaded slim (see [`crate::model::entry`]).

@@ -1,0 +1,547 @@
+//! The index's SQLite file: schema, migrations, and the rows read and written.
+//!
+//! `DIR/index.sqlite3`, in WAL mode with a busy timeout, so that two grove processes can list at
+//! once (readers never wait; writers take turns) and a killed process loses at most its own
+//! uncommitted transaction. The schema version is `PRAGMA user_version`; each version has one
+//! migration step from the one before. A file that is not a database, is damaged, or has a
+//! schema newer than this grove knows is deleted and rebuilt (it is only a cache).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+pub use super::row::{
+    FileKey, NewRow, Row, StateParts, StoredState, TextWrite, path_bytes, path_of,
+};
+use super::row::{SELECT_ROWS, agent_code, read_row, row_hash};
+
+/// The cache file in the cache folder.
+pub const DB_FILE: &str = "index.sqlite3";
+/// `PRAGMA user_version` of the schema below.
+pub const SCHEMA_VERSION: i64 = 1;
+/// How long a writer waits for another process's transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Files of the hand-written index grove used before (removed when the database is created).
+const OLD_FILES: &[&str] = &["index.bin", "index.jsonl"];
+const OLD_PREFIXES: &[&str] = &["index-", "blobs-"];
+
+/// Migration steps: `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 0 -> 1: the first schema.
+    "CREATE TABLE sessions(
+        id INTEGER PRIMARY KEY,
+        path BLOB NOT NULL UNIQUE,
+        dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+        head_hash INTEGER NOT NULL,
+        problem TEXT,
+        detected_agent INTEGER,
+        info_id TEXT, cwd TEXT, name TEXT, parent_session_path TEXT,
+        created_ms INTEGER, modified_ms INTEGER, message_count INTEGER,
+        first_message TEXT, version INTEGER, entry_count INTEGER, leaf_count INTEGER,
+        label_count INTEGER, has_name INTEGER, workflow TEXT, summary TEXT,
+        total_tokens INTEGER, cost REAL, parse_issues INTEGER, first_issue TEXT,
+        text_len INTEGER NOT NULL DEFAULT 0,
+        torn_text TEXT NOT NULL DEFAULT '',
+        state BLOB,
+        resume_offset INTEGER NOT NULL DEFAULT 0,
+        tail_hash INTEGER NOT NULL DEFAULT 0,
+        row_hash INTEGER NOT NULL DEFAULT 0,
+        tool_text TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE texts(
+        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY(session, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE state_nodes(
+        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY(session, seq)
+    ) WITHOUT ROWID;",
+];
+const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
+
+pub struct Db {
+    conn: Connection,
+    pub path: PathBuf,
+}
+
+/// Text chunks are at most this long (a large session's first scan is split).
+const CHUNK_BYTES: usize = 1 << 20;
+/// A row whose chunks exceed this count is rewritten as one (amortized: reads stay short).
+pub const MAX_CHUNKS: i64 = 256;
+
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+impl Db {
+    /// Opens (creating or rebuilding as needed) the database in `dir`. `None` when even a new
+    /// one cannot be made there (the index then works as disabled).
+    pub fn open(dir: &Path) -> Option<Db> {
+        let path = dir.join(DB_FILE);
+        match Db::try_open(&path) {
+            Ok(db) => return Some(db),
+            Err(OpenError::Rebuild) => {}
+            Err(OpenError::Sql(e)) if is_damage(&e) => {}
+            Err(OpenError::Sql(_)) => return None,
+        }
+        remove_db_files(&path);
+        Db::try_open(&path).ok()
+    }
+
+    fn try_open(path: &Path) -> Result<Db, OpenError> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let fresh = !path.exists();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
+        // transaction, never corrupt the file (a lost transaction is a rescan).
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if !(0..=SCHEMA_VERSION).contains(&version) {
+            return Err(OpenError::Rebuild);
+        }
+        if version < SCHEMA_VERSION {
+            let tx = conn.unchecked_transaction()?;
+            // Re-read inside the write lock: another process may have migrated meanwhile.
+            let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if version == 0 {
+                let tables: i64 =
+                    tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+                if tables > 0 {
+                    // Tables without a version: not ours.
+                    return Err(OpenError::Rebuild);
+                }
+            }
+            for step in MIGRATIONS
+                .iter()
+                .skip(usize::try_from(version).unwrap_or(0))
+            {
+                tx.execute_batch(step)?;
+            }
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tx.commit()?;
+            if fresh && let Some(dir) = path.parent() {
+                remove_old_index_files(dir);
+            }
+        }
+        // Every statement used must prepare: a table of the right name with other columns
+        // (crafted or damaged) is rebuilt rather than half used.
+        conn.prepare_cached(SELECT_ROWS)
+            .map_err(|_| OpenError::Rebuild)?;
+        Ok(Db {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Every row, by path.
+    pub fn rows(&self) -> rusqlite::Result<Vec<(PathBuf, Row)>> {
+        let mut stmt = self.conn.prepare_cached(SELECT_ROWS)?;
+        let rows = stmt.query_map([], read_row)?;
+        rows.collect()
+    }
+
+    /// The row of one path.
+    pub fn row(&self, path: &Path) -> rusqlite::Result<Option<Row>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SELECT_ROWS} WHERE path = ?1"))?;
+        Ok(stmt
+            .query_row([path_bytes(path)], read_row)
+            .optional()?
+            .map(|(_, r)| r))
+    }
+
+    /// The stored text of a row (its chunks in order), if it is at most `max` bytes long.
+    pub fn text(&self, id: i64, max: u64) -> rusqlite::Result<Option<String>> {
+        let total: i64 = self.conn.query_row(
+            "SELECT coalesce(sum(octet_length(data)), 0) FROM texts WHERE session = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        if total as u64 > max {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT data FROM texts WHERE session = ?1 ORDER BY seq")?;
+        let mut out = String::with_capacity(total as usize);
+        let mut rows = stmt.query([id])?;
+        while let Some(r) = rows.next()? {
+            out.push_str(r.get_ref(0)?.as_str()?);
+        }
+        Ok(Some(out))
+    }
+
+    /// Every row's text, by row id, for the rows in `wanted` (one pass over the table).
+    pub fn texts(
+        &self,
+        wanted: &std::collections::HashMap<i64, u64>,
+    ) -> rusqlite::Result<std::collections::HashMap<i64, String>> {
+        let mut out: std::collections::HashMap<i64, String> = Default::default();
+        let mut over = std::collections::HashSet::new();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT session, octet_length(data), data FROM texts ORDER BY session, seq",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let Some(&max) = wanted.get(&id) else {
+                continue;
+            };
+            if over.contains(&id) {
+                continue;
+            }
+            // The length first (from the record header): a crafted chunk larger than its
+            // file is never loaded.
+            let len: i64 = r.get(1)?;
+            let t = out.entry(id).or_default();
+            if (t.len() as u64).saturating_add(len.max(0) as u64) > max {
+                over.insert(id);
+                out.remove(&id);
+                continue;
+            }
+            t.push_str(r.get_ref(2)?.as_str()?);
+        }
+        Ok(out)
+    }
+
+    /// The stored state of a row: the state without nodes, and the node chunks in order, if
+    /// together they are at most `max` bytes.
+    pub fn state(&self, id: i64, max: u64) -> rusqlite::Result<Option<StoredState>> {
+        let sizes: (i64, i64) = self.conn.query_row(
+            "SELECT coalesce(length(state), 0),
+                    (SELECT coalesce(sum(length(data)), 0) FROM state_nodes WHERE session = ?1)
+             FROM sessions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        if (sizes.0 + sizes.1) as u64 > max {
+            return Ok(None);
+        }
+        let state: Option<Vec<u8>> = self
+            .conn
+            .query_row("SELECT state FROM sessions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .flatten();
+        let Some(state) = state else { return Ok(None) };
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT data FROM state_nodes WHERE session = ?1 ORDER BY seq")?;
+        let nodes = stmt
+            .query_map([id], |r| r.get::<_, Vec<u8>>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Some((state, nodes)))
+    }
+
+    /// Starts the listing's one write transaction (waits for another process's to end).
+    pub fn begin(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")
+    }
+
+    pub fn commit(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT")
+    }
+
+    pub fn rollback(&self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    /// Writes one file's row: a full row (`resumed_from` = `None`), or the row of a file
+    /// resumed from the stored row with that key, whose text and nodes get one chunk more.
+    /// Returns the bytes written (row fields, text and state), or `None` when the stored row
+    /// is no longer the one resumed from (another process wrote it meanwhile: its row stays).
+    pub fn put(
+        &self,
+        path: &Path,
+        row: &NewRow<'_>,
+        text: TextWrite<'_>,
+        resumed_from: Option<(i64, FileKey)>,
+    ) -> rusqlite::Result<Option<u64>> {
+        let pb = path_bytes(path);
+        let info = row.info;
+        let workflow = info
+            .and_then(|i| i.workflow.as_ref())
+            .and_then(|w| serde_json::to_string(w).ok());
+        let state = row.state.as_ref().map(|s| s.rest);
+        let appending = matches!(text, TextWrite::Append(_));
+        let id: i64 = match resumed_from {
+            Some((id, old)) => {
+                let still: Option<i64> = self
+                    .conn
+                    .query_row(
+                        "SELECT id FROM sessions WHERE id = ?1 AND dev = ?2 AND ino = ?3
+                         AND size = ?4 AND mtime_ns = ?5 AND ctime_ns = ?6",
+                        params![
+                            id,
+                            old.dev as i64,
+                            old.ino as i64,
+                            old.size as i64,
+                            old.mtime_ns,
+                            old.ctime_ns
+                        ],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if still.is_none() {
+                    return Ok(None);
+                }
+                id
+            }
+            None => self.conn.query_row(
+                "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, head_hash)
+                 VALUES (?1, 0, 0, 0, 0, 0, 0)
+                 ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
+                [&pb],
+                |r| r.get(0),
+            )?,
+        };
+        let mut written = 0u64;
+        let text_len: i64 = match text {
+            TextWrite::Replace(t) => {
+                self.conn
+                    .execute("DELETE FROM texts WHERE session = ?1", [id])?;
+                self.conn
+                    .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+                self.insert_chunks(id, 0, t)?;
+                written += t.len() as u64;
+                t.len() as i64
+            }
+            TextWrite::Append(t) => {
+                let (next, count, len): (i64, i64, i64) = self.conn.query_row(
+                    "SELECT coalesce(max(seq) + 1, 0), count(*),
+                            coalesce(sum(octet_length(data)), 0)
+                     FROM texts WHERE session = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )?;
+                if count >= MAX_CHUNKS {
+                    // Fold the chunks into one (amortized over MAX_CHUNKS growths).
+                    let mut all = self.text(id, u64::MAX)?.unwrap_or_default();
+                    all.push_str(t);
+                    self.conn
+                        .execute("DELETE FROM texts WHERE session = ?1", [id])?;
+                    self.insert_chunks(id, 0, &all)?;
+                    written += all.len() as u64;
+                } else if !t.is_empty() {
+                    self.insert_chunks(id, next, t)?;
+                    written += t.len() as u64;
+                }
+                len + t.len() as i64
+            }
+        };
+        if let Some(parts) = &row.state {
+            let (next, count): (i64, i64) = self.conn.query_row(
+                "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes WHERE session = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let all;
+            let nodes = if appending && count < MAX_CHUNKS {
+                parts.nodes_changed
+            } else {
+                self.conn
+                    .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+                all = serde_json::to_vec(parts.nodes_all).unwrap_or_default();
+                &all
+            };
+            if !nodes.is_empty() && nodes != b"{}" {
+                self.conn.execute(
+                    "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
+                    params![id, next, nodes],
+                )?;
+                written += nodes.len() as u64;
+            }
+        } else {
+            self.conn
+                .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+        }
+        written += state.map_or(0, |s| s.len() as u64)
+            + row.torn_text.len() as u64
+            + info.map_or(0, |i| i.tool_text.len() as u64)
+            + 200;
+        self.conn.execute(
+            "UPDATE sessions SET dev = ?2, ino = ?3, size = ?4, mtime_ns = ?5, ctime_ns = ?6,
+                head_hash = ?7, problem = ?8, detected_agent = ?9,
+                info_id = ?10, cwd = ?11, name = ?12, parent_session_path = ?13,
+                created_ms = ?14, modified_ms = ?15, message_count = ?16, first_message = ?17,
+                version = ?18, entry_count = ?19, leaf_count = ?20, label_count = ?21,
+                has_name = ?22, workflow = ?23, summary = ?24, total_tokens = ?25, cost = ?26,
+                parse_issues = ?27, first_issue = ?28, text_len = ?29, torn_text = ?30,
+                state = ?31, resume_offset = ?32, tail_hash = ?33, row_hash = ?34,
+                tool_text = ?35
+             WHERE id = ?1",
+            params![
+                id,
+                row.key.dev as i64,
+                row.key.ino as i64,
+                row.key.size as i64,
+                row.key.mtime_ns,
+                row.key.ctime_ns,
+                row.head_hash as i64,
+                row.problem,
+                row.detected_agent.map(agent_code),
+                info.map(|i| &i.id),
+                info.map(|i| &i.cwd),
+                info.and_then(|i| i.name.as_ref()),
+                info.and_then(|i| i.parent_session_path.as_ref()),
+                info.and_then(|i| i.created_ms),
+                info.map(|i| i.modified_ms),
+                info.map(|i| i.message_count as i64),
+                info.map(|i| &i.first_message),
+                info.map(|i| i64::from(i.version)),
+                info.map(|i| i.entry_count as i64),
+                info.map(|i| i.leaf_count as i64),
+                info.map(|i| i.label_count as i64),
+                info.map(|i| i.has_name),
+                workflow,
+                info.and_then(|i| i.summary.as_ref()),
+                info.map(|i| i.total_tokens as i64),
+                info.map(|i| i.cost),
+                info.map(|i| i.parse_issues as i64),
+                info.and_then(|i| i.first_issue.as_ref()),
+                text_len,
+                row.torn_text,
+                state,
+                row.resume_offset as i64,
+                row.tail_hash as i64,
+                row_hash(
+                    &pb,
+                    &row.key,
+                    row.head_hash,
+                    row.problem,
+                    row.detected_agent.map(agent_code),
+                    info,
+                    text_len,
+                    row.torn_text,
+                    state.is_some(),
+                    row.resume_offset,
+                    row.tail_hash,
+                ) as i64,
+                info.map_or("", |i| i.tool_text.as_str()),
+            ],
+        )?;
+        Ok(Some(written))
+    }
+
+    fn insert_chunks(&self, id: i64, first_seq: i64, text: &str) -> rusqlite::Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("INSERT INTO texts(session, seq, data) VALUES (?1, ?2, ?3)")?;
+        let mut seq = first_seq;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(CHUNK_BYTES);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            stmt.execute(params![id, seq, &rest[..cut]])?;
+            rest = &rest[cut..];
+            seq += 1;
+        }
+        Ok(())
+    }
+
+    /// Recomputes every row's hash, as an attacker who knows the hash would after crafting
+    /// rows: for tests that check the bounds, not the hash.
+    #[doc(hidden)]
+    pub fn rehash_for_tests(dir: &Path) -> rusqlite::Result<()> {
+        let Some(db) = Db::open(dir) else {
+            return Ok(());
+        };
+        let rows = db.rows()?;
+        for (path, row) in rows {
+            let h = row_hash(
+                &path_bytes(&path),
+                &row.key,
+                row.head_hash,
+                row.problem.as_deref(),
+                row.detected_agent.map(agent_code),
+                row.info.as_ref(),
+                row.text_len as i64,
+                &row.torn_text,
+                row.has_state,
+                row.resume_offset,
+                row.tail_hash,
+            );
+            db.conn.execute(
+                "UPDATE sessions SET row_hash = ?2 WHERE id = ?1",
+                params![row.id, h as i64],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Removes the rows of these paths (their files are gone).
+    pub fn remove(&self, ids: &[i64]) -> rusqlite::Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("DELETE FROM sessions WHERE id = ?1")?;
+        for id in ids {
+            stmt.execute([id])?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a database could not be opened.
+enum OpenError {
+    /// A schema this grove cannot use (newer, foreign, or tables that do not fit): rebuild.
+    Rebuild,
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for OpenError {
+    fn from(e: rusqlite::Error) -> Self {
+        OpenError::Sql(e)
+    }
+}
+
+/// Deletes the database and its WAL files.
+pub fn remove_db_files(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    for suffix in ["-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+/// The files of the hand-written index of earlier versions.
+fn remove_old_index_files(dir: &Path) {
+    for f in OLD_FILES {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if OLD_PREFIXES.iter().any(|p| name.starts_with(p))
+            && (name.ends_with(".journal") || name.ends_with(".bin"))
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
