@@ -833,7 +833,7 @@ fn resolve_entry_indexed(
             0 => msg(format!("no entry {} in this session", sanitize_line(arg))),
             n => msg(format!("{} matches {n} entries", sanitize_line(arg))),
         }),
-        None => resolve_entry(&load_session(path)?, arg),
+        None => resolve_entry(&load_for_write(path)?, arg),
     }
 }
 

@@ -1,3 +1,5 @@
+//! Unit and property tests of the search rules (pi 1.6.0's tiers, phrases, regexes, tool hits).
+
 use std::path::Path;
 
 use proptest::prelude::*;

@@ -318,6 +318,9 @@ impl Index {
                             if opts.with_text {
                                 info.all_messages_text = row.torn_text.clone();
                                 session_rows.push((row.id, row.text_len, file.agent));
+                            } else {
+                                // Searchable text only when asked for, tool calls included.
+                                info.tool_text = String::new();
                             }
                             sessions.push(info);
                         }
@@ -641,6 +644,8 @@ impl Index {
                 }
                 None => listing_text,
             };
+        } else {
+            info.tool_text = String::new();
         }
         Ok(info)
     }
