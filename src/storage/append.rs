@@ -384,7 +384,6 @@ fn build_line(
         .last()
         .map(|e| e.id.clone())
         .filter(|s| !s.is_empty());
-    let timestamp = format_iso_ms(now);
     let known = |target: &str| -> Result<usize, WriteError> {
         session
             .tree
@@ -394,50 +393,31 @@ fn build_line(
                 id: target.to_owned(),
             })
     };
-    let mut m = JsonMap::new();
-    let parent_id = match &entry {
-        NewEntry::Label { target_id, label } => {
+    let checkout_leaf = match &entry {
+        NewEntry::Label { target_id, .. } => {
             known(target_id)?;
-            m.insert("type".into(), json!("label"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(last_id));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("targetId".into(), json!(target_id));
-            if let Some(l) = label.as_deref().map(str::trim).filter(|l| !l.is_empty()) {
-                m.insert("label".into(), json!(l));
-            }
-            last_id.clone()
+            None
         }
-        NewEntry::Rename { name } => {
-            m.insert("type".into(), json!("session_info"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(last_id));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("name".into(), json!(normalize_name(name)));
-            last_id.clone()
-        }
+        NewEntry::Rename { .. } => None,
         NewEntry::Checkout { target_id } => {
             let target = known(target_id)?;
             let e = &entries[target];
             // As pi's /tree: choosing a user message (or custom message) puts its text back in
             // the editor, so the branch resumes from its parent.
-            let new_leaf = if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
+            if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
                 session.tree.parent[target].map(|pi| entries[pi].id.clone())
             } else {
                 Some(e.id.clone())
-            };
-            m.insert("type".into(), json!("custom"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(new_leaf));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("customType".into(), json!("grove.checkout"));
-            m.insert(
-                "data".into(),
-                json!({"targetId": target_id, "previousLeafId": last_id}),
-            );
-            new_leaf
+            }
         }
     };
+    let (m, parent_id) = entry_object(
+        &entry,
+        &id,
+        last_id.as_deref(),
+        checkout_leaf.as_deref(),
+        now,
+    );
     Ok((
         m,
         Appended {
@@ -447,6 +427,47 @@ fn build_line(
             note: None,
         },
     ))
+}
+
+/// The JSON object of a grove entry, as pi writes its own (`type`, `id`, `parentId`,
+/// `timestamp`, then the kind's fields), and its `parentId`: the file's last entry, or for a
+/// check-out the entry that becomes the leaf. The one place these shapes are written.
+pub(crate) fn entry_object(
+    entry: &NewEntry,
+    id: &str,
+    last_id: Option<&str>,
+    checkout_leaf: Option<&str>,
+    now: i64,
+) -> (JsonMap, Option<String>) {
+    let (kind, parent) = match entry {
+        NewEntry::Label { .. } => ("label", last_id),
+        NewEntry::Rename { .. } => ("session_info", last_id),
+        NewEntry::Checkout { .. } => ("custom", checkout_leaf),
+    };
+    let mut m = JsonMap::new();
+    m.insert("type".into(), json!(kind));
+    m.insert("id".into(), json!(id));
+    m.insert("parentId".into(), json!(parent));
+    m.insert("timestamp".into(), json!(format_iso_ms(now)));
+    match entry {
+        NewEntry::Label { target_id, label } => {
+            m.insert("targetId".into(), json!(target_id));
+            if let Some(l) = label.as_deref().map(str::trim).filter(|l| !l.is_empty()) {
+                m.insert("label".into(), json!(l));
+            }
+        }
+        NewEntry::Rename { name } => {
+            m.insert("name".into(), json!(normalize_name(name)));
+        }
+        NewEntry::Checkout { target_id } => {
+            m.insert("customType".into(), json!("grove.checkout"));
+            m.insert(
+                "data".into(),
+                json!({"targetId": target_id, "previousLeafId": last_id}),
+            );
+        }
+    }
+    (m, parent.map(str::to_owned))
 }
 
 /// Writes `line` if the file is still exactly as read (`expected_size` bytes). If it grew, the

@@ -18,16 +18,14 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Index;
 use super::db::FileKey;
 use crate::model::context::Dialect;
-use crate::model::entry::{Entry, EntryKind, JsonMap, format_iso_ms};
+use crate::model::entry::{Entry, EntryKind, JsonMap};
 use crate::model::parse::{LineValue, RawLine, entry_from, header_from, parse_line};
-use crate::storage::append::{
-    Appended, NewEntry, WriteError, append_entry, fresh_id, normalize_name, now_ms,
-};
+use crate::storage::append::{Appended, NewEntry, WriteError, append_entry, fresh_id, now_ms};
 
 /// Lines longer than this are not searched here (the whole-file path handles them).
 pub const MAX_LINE: usize = 64 << 20;
@@ -348,35 +346,18 @@ fn line_for(
     {
         return Ok(None);
     }
-    let timestamp = format_iso_ms(now);
     let unknown = |target: &str| WriteError::UnknownEntry {
         path: path.to_path_buf(),
         id: target.to_owned(),
     };
-    let mut m = JsonMap::new();
-    let parent_id = match &entry {
-        NewEntry::Label { target_id, label } => {
+    let checkout_leaf = match &entry {
+        NewEntry::Label { target_id, .. } => {
             if !ids.ids.contains(target_id) {
                 return Err(unknown(target_id));
             }
-            m.insert("type".into(), json!("label"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(last_id));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("targetId".into(), json!(target_id));
-            if let Some(l) = label.as_deref().map(str::trim).filter(|l| !l.is_empty()) {
-                m.insert("label".into(), json!(l));
-            }
-            last_id.clone()
+            None
         }
-        NewEntry::Rename { name } => {
-            m.insert("type".into(), json!("session_info"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(last_id));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("name".into(), json!(normalize_name(name)));
-            last_id.clone()
-        }
+        NewEntry::Rename { .. } => None,
         NewEntry::Checkout { target_id } => {
             if !ids.ids.contains(target_id) {
                 return Err(unknown(target_id));
@@ -386,7 +367,7 @@ fn line_for(
             };
             // As pi's /tree: choosing a user message (or custom message) puts its text back in
             // the editor, so the branch resumes from its parent.
-            let new_leaf = if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
+            if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
                 match e.parent_id.as_deref() {
                     Some(p) if p != e.id && ids.ids.contains(p) => Some(p.to_owned()),
                     Some(p) if p == e.id => return Ok(None),
@@ -394,19 +375,16 @@ fn line_for(
                 }
             } else {
                 Some(e.id.clone())
-            };
-            m.insert("type".into(), json!("custom"));
-            m.insert("id".into(), json!(id));
-            m.insert("parentId".into(), json!(new_leaf));
-            m.insert("timestamp".into(), json!(timestamp));
-            m.insert("customType".into(), json!("grove.checkout"));
-            m.insert(
-                "data".into(),
-                json!({"targetId": target_id, "previousLeafId": last_id}),
-            );
-            new_leaf
+            }
         }
     };
+    let (m, parent_id) = crate::storage::append::entry_object(
+        &entry,
+        &id,
+        last_id.as_deref(),
+        checkout_leaf.as_deref(),
+        now,
+    );
     Ok(Some((
         m,
         Appended {
