@@ -293,6 +293,29 @@ fn terminating_signals_restore_the_terminal() {
     }
 }
 
+/// `mouse = false` in the config: the browser runs without mouse reporting, so the terminal
+/// keeps its own selection.
+#[test]
+fn mouse_capture_can_be_turned_off() {
+    if !tmux_available() {
+        return;
+    }
+    let pane = Pane::new("nomouse");
+    let config = pane.root().join("config.toml");
+    fs::write(&config, "mouse = false\n").unwrap();
+    let pid = pane.start_grove_with(
+        &format!("GROVE_CONFIG={}", config.display()),
+        "",
+        "",
+        "",
+        DEMO_TITLE,
+    );
+    assert_eq!(pane.format("#{alternate_on}"), "1");
+    assert_eq!(pane.format("#{mouse_any_flag}"), "0");
+    pane.keys("Escape");
+    pane.wait_until("grove to quit", || exited(pid));
+}
+
 /// SIGTSTP gives the terminal back and stops grove; `fg` (SIGCONT) brings the browser back
 /// in raw mode, redrawn and taking keys; then it quits with the terminal restored.
 #[test]

@@ -90,6 +90,7 @@ fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
 pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     // A config that cannot be used is reported in the browser, which starts with the defaults.
     let (config, mut problems) = Config::load_reporting();
+    terminal::set_mouse(config.mouse);
     let Setup {
         keymap,
         palette,

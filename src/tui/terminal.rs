@@ -77,20 +77,28 @@ pub(crate) fn writer() -> Option<Box<dyn Write + Send>> {
     }
 }
 
+/// Whether the browser captures the mouse (`mouse = false` in the config leaves the terminal
+/// its own selection).
+static MOUSE: AtomicBool = AtomicBool::new(true);
+
+/// Sets whether [`enter`] turns mouse reporting on.
+pub(crate) fn set_mouse(capture: bool) {
+    MOUSE.store(capture, Ordering::SeqCst);
+}
+
 /// Puts the terminal into the browser's modes: raw mode, the alternate screen, mouse
-/// reporting, bracketed paste, and keyboard enhancement where the terminal supports it.
+/// reporting (unless turned off), bracketed paste, and keyboard enhancement where the
+/// terminal supports it.
 pub(crate) fn enter() -> io::Result<()> {
     let Some(mut w) = writer() else {
         return Err(io::Error::other("no terminal to draw on"));
     };
     enable_raw_mode()?;
     ENTERED.store(true, Ordering::SeqCst);
-    execute!(
-        w,
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        EnableBracketedPaste
-    )?;
+    execute!(w, EnterAlternateScreen, EnableBracketedPaste)?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(w, EnableMouseCapture)?;
+    }
     // The query writes to stdout when it cannot write to /dev/tty (crossterm opens it
     // read-only), so it is asked only when stdout is the terminal. Asked once: a terminal
     // that does not answer costs a timeout.
