@@ -21,7 +21,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "model::context ↔ model::digest ↔ model::entry ↔ model::info ↔ model::lines ↔ model::parse ↔ model::scan ↔ model::scan::skim ↔ model::transcript ↔ model::tree",
     "storage::fastscan ↔ storage::read",
     "model::export ↔ model::export::markdown ↔ model::export::safe_markdown ↔ model::render ↔ model::render::highlight ↔ model::render::markdown ↔ model::render::message ↔ model::render::tools",
-    "storage::append ↔ storage::safe_fs",
     "storage::restore ↔ storage::trash",
     "app::event ↔ app::live ↔ app::notice ↔ app::state",
     "storage::index ↔ storage::index::write ↔ storage::scan",

@@ -386,14 +386,20 @@ fn fill_and_sync(
     file.sync_all()
 }
 
-/// A hidden name beside `name` for a file being written (never ending in `.jsonl`).
+/// A hidden name beside `name` for a file being written (never ending in `.jsonl`): unique
+/// by process, time and a per-process counter (a taken name is refused when created, never
+/// overwritten).
 pub fn temp_name(name: &OsStr) -> OsString {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut t = OsString::from(".");
     t.push(name);
     t.push(format!(
-        ".grove-tmp-{}-{}",
-        std::process::id(),
-        super::append::fresh_id(&Default::default())
+        ".grove-tmp-{}-{nanos:08x}{n:x}",
+        std::process::id()
     ));
     t
 }
