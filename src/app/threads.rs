@@ -190,7 +190,6 @@ fn prefix(depth: usize, is_last: bool, ancestors: &[bool]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::context::Dialect;
     use crate::model::info::SessionInfo;
     use proptest::prelude::*;
     use std::path::PathBuf;
@@ -201,28 +200,14 @@ mod tests {
             path: path(i),
             id: format!("{i}"),
             cwd: "/w".into(),
-            name: None,
             parent_session_path: parent.map(|p| path(p).to_string_lossy().into_owned()),
-            created_ms: None,
             modified_ms,
             message_count: 1,
             first_message: format!("session {i}"),
-            agent: Dialect::Pi,
             version: 3,
-            bytes: 0,
             entry_count: 1,
             leaf_count: 1,
-            label_count: 0,
-            has_name: false,
-            internal: false,
-            workflow: None,
-            summary: None,
-            total_tokens: 0,
-            cost: 0.0,
-            parse_issues: 0,
-            first_issue: None,
-            all_messages_text: String::new(),
-            tool_text: String::new(),
+            ..SessionInfo::default()
         };
         Arc::new(SessionRecord::without_fs(info, true))
     }

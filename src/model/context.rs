@@ -9,9 +9,12 @@ use super::entry::{Entry, EntryKind, JsonMap, Role};
 use super::tree::Session;
 
 /// Which program's rules apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
+    #[default]
     Pi,
     Atomic,
 }

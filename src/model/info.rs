@@ -12,7 +12,7 @@ use super::search::tool_call_text;
 use super::tree::NameState;
 
 /// Everything a listing knows about one session.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub path: PathBuf,

@@ -88,29 +88,9 @@ mod tests {
                     SessionInfo {
                         path: format!("/s/{}", (seed >> 33) % 50).into(),
                         id: i.to_string(),
-                        cwd: String::new(),
-                        name: None,
-                        parent_session_path: None,
-                        created_ms: None,
                         modified_ms: (seed >> 60) as i64,
-                        message_count: 0,
-                        first_message: String::new(),
-                        agent: crate::model::context::Dialect::Pi,
                         version: 3,
-                        bytes: 0,
-                        entry_count: 0,
-                        leaf_count: 0,
-                        label_count: 0,
-                        has_name: false,
-                        internal: false,
-                        workflow: None,
-                        summary: None,
-                        total_tokens: 0,
-                        cost: 0.0,
-                        parse_issues: 0,
-                        first_issue: None,
-                        all_messages_text: String::new(),
-                        tool_text: String::new(),
+                        ..SessionInfo::default()
                     }
                 })
                 .collect();
