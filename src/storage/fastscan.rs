@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
-use super::read::{ReadError, mtime_ms, open_regular};
+use super::open::{ReadError, mtime_ms, open_regular};
 use crate::model::context::Dialect;
 use crate::model::info::{EntryFacts, InfoBuilder, SessionInfo};
 use crate::model::parse::{

@@ -7,6 +7,8 @@ pub mod fastscan;
 pub mod fork;
 pub mod fsutil;
 pub mod index;
+pub mod listing;
+pub mod open;
 pub mod read;
 pub mod restore;
 pub mod roots;

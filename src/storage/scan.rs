@@ -5,19 +5,13 @@ use std::sync::mpsc::Sender;
 use rayon::prelude::*;
 
 use super::read::{ReadError, scan_info};
-use super::roots::{FoundFile, SessionRoot, Skipped};
+use super::roots::{FoundFile, SessionRoot};
 use crate::model::info::SessionInfo;
+
+pub use super::listing::{Listing, error_reason, sort_by_modified};
 
 /// One file's outcome.
 pub type ScanResult = Result<SessionInfo, ReadError>;
-
-/// The result of listing every root.
-#[derive(Debug, Default)]
-pub struct Listing {
-    pub sessions: Vec<SessionInfo>,
-    /// Files that are not sessions or could not be read, with the reason.
-    pub problems: Vec<Skipped>,
-}
 
 /// Scans the given files in parallel, sending each outcome as soon as it is ready.
 pub fn scan_files_streaming(files: &[FoundFile], tx: &Sender<(usize, ScanResult)>) {
@@ -38,40 +32,6 @@ pub fn list_sessions(roots: &[SessionRoot]) -> Listing {
         super::index::ListOptions { with_text: true },
         |_| {},
     )
-}
-
-/// Newest first; ties by path so the order is stable across runs.
-pub fn sort_by_modified(sessions: &mut [SessionInfo]) {
-    // Sorts positions, then moves each row once: sorting the rows themselves moved each of
-    // 10k ~400-byte rows at every merge pass (~6 ms of a warm listing).
-    let mut order: Vec<usize> = (0..sessions.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&sessions[a], &sessions[b]);
-        b.modified_ms
-            .cmp(&a.modified_ms)
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    // Position `i` takes the row at `order[i]`: follow each cycle with swaps, marking the
-    // positions done.
-    for start in 0..order.len() {
-        let mut at = start;
-        while order[at] != start {
-            let from = order[at];
-            sessions.swap(at, from);
-            order[at] = at;
-            at = from;
-        }
-        order[at] = at;
-    }
-}
-
-/// The reason part of a read error (without the path, which is reported beside it).
-pub fn error_reason(e: &ReadError) -> String {
-    match e {
-        ReadError::Io { source, .. } => source.to_string(),
-        ReadError::NotAFile { .. } => "not a regular file; not opened".into(),
-        ReadError::NoHeader { .. } => "no session header on the first line".into(),
-    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::Index;
 use super::db::FileKey;
+pub(crate) use super::ids::IndexedIds;
 use crate::model::context::Dialect;
 use crate::model::entry::{Entry, EntryKind, JsonMap};
 use crate::model::parse::{LineValue, RawLine, entry_from, header_from, parse_line};
@@ -32,20 +33,6 @@ pub const MAX_LINE: usize = 64 << 20;
 /// Bytes read at a time when searching back from the end.
 const STEP: usize = 256 << 10;
 const ATTEMPTS: usize = 5;
-
-/// What the index knows of a session whose row is current.
-#[derive(Clone, Debug)]
-pub(crate) struct IndexedIds {
-    pub row_id: i64,
-    pub key: FileKey,
-    pub version: u32,
-    pub header_id: String,
-    /// Where the last scan stopped: the end of the last complete line.
-    pub end: u64,
-    pub head_hash: u64,
-    pub tail_hash: u64,
-    pub ids: std::sync::Arc<HashSet<String>>,
-}
 
 /// How a write was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

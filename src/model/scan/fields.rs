@@ -1,0 +1,271 @@
+//! The fields of an entry line the fast path keeps: the entry-specific readers of [`Cursor`].
+
+use std::borrow::Cow;
+
+use super::{Cursor, LiteEntry, LiteMessage, once, once_seen};
+use crate::model::entry::EntryKind;
+use crate::model::info::UsageFacts;
+use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
+
+impl<'a> Cursor<'a> {
+    /// `usage`: `totalTokens` and `cost.total`; a non-object gives empty facts.
+    fn usage(&mut self) -> Option<UsageFacts> {
+        self.object_or(UsageFacts::default(), |c| {
+            let (mut total, mut cost) = (None, None);
+            c.object(|c, k| match k {
+                "totalTokens" => once(&mut total, c.num_value()?),
+                "cost" => {
+                    let v = c.object_or(None, |c| {
+                        let mut t = None;
+                        c.object(|c, k| {
+                            if k == "total" {
+                                once(&mut t, c.num_value()?)
+                            } else {
+                                c.skip()
+                            }
+                        })?;
+                        Some(t.flatten())
+                    })?;
+                    once(&mut cost, v)
+                }
+                _ => c.skip(),
+            })?;
+            Some(UsageFacts {
+                total_tokens: total.flatten(),
+                cost_total: cost.flatten(),
+            })
+        })
+    }
+
+    /// `details.strategy`.
+    fn strategy(&mut self) -> Option<Option<Cow<'a, str>>> {
+        self.object_or(None, |c| {
+            let mut strategy = None;
+            c.object(|c, k| {
+                if k == "strategy" {
+                    once(&mut strategy, c.str_value()?)
+                } else {
+                    c.skip()
+                }
+            })?;
+            Some(strategy.flatten())
+        })
+    }
+
+    /// `content`: a string, or the `text` blocks of an array joined with spaces
+    /// ([`crate::model::entry::content_text`]); `None` for any other value. The `toolCall`
+    /// blocks' [`tool_call_line`]s go to `tools`, one a line.
+    fn content(&mut self, tools: &mut Option<String>) -> Option<Option<Cow<'a, str>>> {
+        match self.peek()? {
+            b'"' => self.string().map(Some),
+            b'[' => {
+                let mut out: Option<Cow<'a, str>> = None;
+                self.array(|c| {
+                    let (text, tool) = c.block()?;
+                    if let Some(tool) = tool.filter(|t| !t.is_empty()) {
+                        match tools {
+                            Some(all) => {
+                                all.push('\n');
+                                all.push_str(&tool);
+                            }
+                            None => *tools = Some(tool),
+                        }
+                    }
+                    let Some(t) = text else {
+                        return Some(());
+                    };
+                    out = Some(match out.take() {
+                        None => t,
+                        Some(prev) => {
+                            let mut s = prev.into_owned();
+                            s.push(' ');
+                            s.push_str(&t);
+                            Cow::Owned(s)
+                        }
+                    });
+                    Some(())
+                })?;
+                Some(Some(out.unwrap_or(Cow::Borrowed(""))))
+            }
+            _ => self.skip().map(|_| None),
+        }
+    }
+
+    /// A content block's `text` when its `type` is `"text"`, its [`tool_call_line`] when it is
+    /// `"toolCall"`.
+    #[allow(clippy::type_complexity)]
+    fn block(&mut self) -> Option<(Option<Cow<'a, str>>, Option<String>)> {
+        self.object_or((None, None), |c| {
+            let mut ty: Option<Option<Cow<'a, str>>> = None;
+            let mut text: Option<Option<Cow<'a, str>>> = None;
+            let mut name: Option<Option<Cow<'a, str>>> = None;
+            let mut args: Option<[Option<Cow<'a, str>>; 4]> = None;
+            let may_be = |ty: &Option<Option<Cow<'a, str>>>, want: &str| {
+                ty.as_ref().is_none_or(|t| t.as_deref() == Some(want))
+            };
+            c.object(|c, k| match k {
+                "type" => once(&mut ty, c.str_value()?),
+                // Only collected while the block may be a text block.
+                "text" if may_be(&ty, "text") => once(&mut text, c.str_value()?),
+                "text" => {
+                    c.skip()?;
+                    once(&mut text, None)
+                }
+                // Only collected while the block may be a tool call.
+                "name" if may_be(&ty, "toolCall") => once(&mut name, c.str_value()?),
+                "name" => {
+                    c.skip()?;
+                    once(&mut name, None)
+                }
+                "arguments" if may_be(&ty, "toolCall") => once(&mut args, c.tool_args()?),
+                "arguments" => {
+                    c.skip()?;
+                    once(&mut args, Default::default())
+                }
+                _ => c.skip(),
+            })?;
+            Some(match ty.flatten().as_deref() {
+                Some("text") => (text.flatten(), None),
+                Some("toolCall") => {
+                    let name = name.flatten();
+                    let args = args.unwrap_or_default();
+                    let line = tool_call_line(
+                        name.as_deref().unwrap_or(""),
+                        [0, 1, 2, 3].map(|i| args[i].as_deref()),
+                    );
+                    (None, Some(line))
+                }
+                _ => (None, None),
+            })
+        })
+    }
+
+    /// The string values of a tool call's [`TOOL_ARG_KEYS`] arguments (none for a non-object).
+    fn tool_args(&mut self) -> Option<[Option<Cow<'a, str>>; 4]> {
+        self.object_or(Default::default(), |c| {
+            let mut found: [Option<Option<Cow<'a, str>>>; 4] = Default::default();
+            c.object(
+                |c, k| match TOOL_ARG_KEYS.iter().position(|key| *key == k) {
+                    Some(i) => once(&mut found[i], c.str_value()?),
+                    None => c.skip(),
+                },
+            )?;
+            Some(found.map(Option::flatten))
+        })
+    }
+
+    /// The `message` object of a message entry; `None` for a non-object.
+    fn message(&mut self) -> Option<Option<LiteMessage<'a>>> {
+        self.object_or(None, |c| {
+            let (mut role, mut ts, mut usage) = (None, None, None);
+            let mut content: Option<Option<Cow<'a, str>>> = None;
+            let mut tools = None;
+            c.object(|c, k| match k {
+                "role" => once(&mut role, c.str_value()?),
+                "timestamp" => once(&mut ts, c.num_value()?),
+                "usage" => once(&mut usage, c.usage()?),
+                "content" => {
+                    // Text is only listed for user and assistant messages: once the role is
+                    // known to be another (pi writes it first), the content is only validated.
+                    let wanted = role.as_ref().is_none_or(|r: &Option<Cow<str>>| {
+                        matches!(r.as_deref(), Some("user" | "assistant"))
+                    });
+                    let value = if wanted {
+                        c.content(&mut tools)?
+                    } else {
+                        c.skip()?;
+                        None
+                    };
+                    once(&mut content, value)
+                }
+                _ => c.skip(),
+            })?;
+            Some(Some(LiteMessage {
+                role: role.flatten(),
+                timestamp: ts.flatten(),
+                usage,
+                has_content: content.is_some(),
+                text: content.flatten(),
+                tools,
+            }))
+        })
+    }
+
+    /// The line's object (at `{`).
+    pub(super) fn root(&mut self) -> Option<LiteEntry<'a>> {
+        let mut e = LiteEntry::default();
+        let mut seen_ty = false;
+        let (mut seen_message, mut seen_usage, mut seen_details) = (false, false, false);
+        let (mut id, mut parent, mut ts, mut name, mut target, mut label, mut summary, mut through) =
+            (None, None, None, None, None, None, None, None);
+        self.object(|c, k| {
+            // The entry type, when already read, decides which fields matter (pi writes `type`
+            // first); before it is known every candidate field is kept.
+            let kind = if seen_ty {
+                Some(EntryKind::from_type(e.ty.as_deref().unwrap_or("")))
+            } else {
+                None
+            };
+            let wants = |k: EntryKind| kind.is_none_or(|kind| kind == k);
+            let wants_usage = kind.is_none_or(|kind| {
+                matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary)
+            });
+            match k {
+                "type" => {
+                    once_seen(&mut seen_ty)?;
+                    e.ty = c.str_value()?;
+                    Some(())
+                }
+                "id" => once(&mut id, c.str_value()?),
+                "parentId" => once(&mut parent, c.str_value()?),
+                "timestamp" => once(&mut ts, c.str_value()?),
+                "message" => {
+                    once_seen(&mut seen_message)?;
+                    if wants(EntryKind::Message) {
+                        e.message = c.message()?;
+                        Some(())
+                    } else {
+                        c.skip()
+                    }
+                }
+                "name" if wants(EntryKind::SessionInfo) => once(&mut name, c.str_value()?),
+                "targetId" if wants(EntryKind::Label) => once(&mut target, c.str_value()?),
+                "label" if wants(EntryKind::Label) => once(&mut label, c.str_value()?),
+                "summary" if wants(EntryKind::SessionSummary) => once(&mut summary, c.str_value()?),
+                "summarizedThroughId" if wants(EntryKind::SessionSummary) => {
+                    once(&mut through, c.str_value()?)
+                }
+                "usage" => {
+                    once_seen(&mut seen_usage)?;
+                    if wants_usage {
+                        e.usage = Some(c.usage()?);
+                        Some(())
+                    } else {
+                        c.skip()
+                    }
+                }
+                "details" => {
+                    once_seen(&mut seen_details)?;
+                    if wants(EntryKind::Compaction) {
+                        e.strategy = c.strategy()?;
+                        Some(())
+                    } else {
+                        c.skip()
+                    }
+                }
+                // Any other key, or one irrelevant to the known type. A duplicate of a skipped
+                // key cannot change the facts, so it needs no check.
+                _ => c.skip(),
+            }
+        })?;
+        e.id = id.flatten();
+        e.parent_id = parent.flatten();
+        e.timestamp = ts.flatten();
+        e.name = name.flatten();
+        e.target_id = target.flatten();
+        e.label = label.flatten();
+        e.summary = summary.flatten();
+        e.summarized_through_id = through.flatten();
+        Some(e)
+    }
+}

@@ -1,0 +1,580 @@
+//! [`Index::list`] and [`Index::refresh`]: which rows are current, which files are read
+//! (from the start or from where their last scan stopped), and storing what was read in one
+//! transaction.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use super::db::{self, Db, FileKey, NewRow, Row, StateParts, TextWrite};
+use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
+use crate::model::context::Dialect;
+use crate::model::info::SessionInfo;
+use crate::storage::fastscan::{ParseMode, ScanState, scan};
+use crate::storage::listing::{Listing, error_reason, sort_by_modified};
+use crate::storage::open::ReadError;
+use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
+
+/// A stored row's state, ready for a resumed scan.
+struct Prior {
+    id: i64,
+    key: FileKey,
+    head_hash: u64,
+    tail_hash: u64,
+    resume_offset: u64,
+    state: ScanState,
+    nodes: Map<String, Value>,
+}
+
+/// The result of reading one file now, prepared for storage on the reading thread.
+struct Rescanned {
+    info: Result<SessionInfo, ReadError>,
+    /// The state after the last complete line, ready to store, when the file did not change
+    /// while it was read; with how many bytes of the listing's text are the state's.
+    stored: Option<(Stored, usize)>,
+    meta: fs::Metadata,
+    bytes_read: u64,
+    detected_agent: Dialect,
+    /// The row resumed from.
+    resumed: Option<(i64, FileKey)>,
+}
+
+/// A state as stored (see [`fresh::split`]).
+struct Stored {
+    rest: Vec<u8>,
+    nodes_changed: Vec<u8>,
+    nodes_all: Map<String, Value>,
+    offset: u64,
+    head_hash: u64,
+    tail_hash: u64,
+}
+
+/// The state of a scan ready to store: its JSON without nodes, the nodes changed since
+/// `old_nodes` (a resumed file) and all nodes; `None` if it does not serialize or lost nodes.
+fn prepare(
+    state: &ScanState,
+    head_hash: u64,
+    tail_hash: u64,
+    old_nodes: Option<&Map<String, Value>>,
+) -> Option<Stored> {
+    let (rest, nodes) = fresh::split(state)?;
+    let changed = match old_nodes {
+        Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
+        None => Vec::new(),
+    };
+    Some(Stored {
+        rest,
+        nodes_changed: changed,
+        nodes_all: nodes,
+        offset: state.offset(),
+        head_hash,
+        tail_hash,
+    })
+}
+
+impl Index {
+    /// The rows, or none (rebuilding the database) when it cannot be read.
+    fn rows(&mut self) -> RowMap {
+        let Some(db) = &self.db else {
+            return RowMap::default();
+        };
+        match db.rows() {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|(p, r)| (p.into_os_string(), r))
+                .collect(),
+            Err(_) => {
+                // Damaged under us: start over (it is only a cache).
+                let path = db.path.clone();
+                self.db = None;
+                db::remove_db_files(&path);
+                self.db = path.parent().and_then(Db::open);
+                RowMap::default()
+            }
+        }
+    }
+
+    /// The rows of these files only.
+    fn rows_of(&self, found: &[(FoundFile, fs::Metadata)]) -> RowMap {
+        let Some(db) = &self.db else {
+            return RowMap::default();
+        };
+        found
+            .iter()
+            .filter_map(|(f, _)| Some((f.path.clone().into_os_string(), db.row(&f.path).ok()??)))
+            .collect()
+    }
+
+    /// Lists every session under `roots`, newest first, calling `on_event` as rows become
+    /// known (cached rows first, in one batch), and stores what was read in one transaction.
+    pub fn list(
+        &mut self,
+        roots: &[SessionRoot],
+        opts: ListOptions,
+        mut on_event: impl FnMut(IndexEvent<'_>),
+    ) -> Listing {
+        let (found, problems) = find_session_files_with_meta(roots);
+        self.list_found(found, problems, roots, opts, &mut on_event)
+    }
+
+    /// Brings the row of one session file up to date (a grown file is read from where its
+    /// last scan stopped), as a listing of just that file would.
+    pub fn refresh(&mut self, path: &Path, agent: Option<Dialect>) {
+        let Ok(meta) = fs::metadata(path) else { return };
+        let file = FoundFile {
+            path: path.to_path_buf(),
+            agent,
+        };
+        self.list_found(
+            vec![(file, meta)],
+            Vec::new(),
+            &[],
+            ListOptions::default(),
+            &mut |_| {},
+        );
+    }
+
+    /// [`Index::list`] of files already found; rows of files under `roots` not among them are
+    /// removed.
+    fn list_found(
+        &mut self,
+        found: Vec<(FoundFile, fs::Metadata)>,
+        mut problems: Vec<Skipped>,
+        roots: &[SessionRoot],
+        opts: ListOptions,
+        on_event: &mut dyn FnMut(IndexEvent<'_>),
+    ) -> Listing {
+        self.stats = ListStats::default();
+        on_event(IndexEvent::Found(found.len()));
+        for p in &problems {
+            on_event(IndexEvent::Problem(p));
+        }
+        self.stats.files = found.len();
+        let mut rows = if roots.is_empty() {
+            self.rows_of(&found)
+        } else {
+            self.rows()
+        };
+
+        // Unchanged files: one stat each (done by the discovery above).
+        let mut sessions = Vec::with_capacity(found.len());
+        let mut session_rows: Vec<(i64, u64, Option<Dialect>)> = Vec::new();
+        let mut todo: Vec<(FoundFile, Option<Row>)> = Vec::new();
+        let mut cached_problems = Vec::new();
+        for (file, meta) in found {
+            let key = FileKey::of(&meta);
+            let row = rows.remove(file.path.as_os_str());
+            match row {
+                Some(mut row) if row.key == key && fits(&row, key.size) => {
+                    if let Some(reason) = &row.problem {
+                        cached_problems.push(Skipped {
+                            path: file.path,
+                            reason: reason.clone(),
+                        });
+                        continue;
+                    }
+                    let agent = file.agent.or(row.detected_agent);
+                    match (row.info.take(), agent) {
+                        (Some(mut info), Some(agent)) => {
+                            info.path = file.path;
+                            info.agent = agent;
+                            if opts.with_text {
+                                info.all_messages_text = row.torn_text.clone();
+                                session_rows.push((row.id, row.text_len, file.agent));
+                            } else {
+                                // Searchable text only when asked for, tool calls included.
+                                info.tool_text = String::new();
+                            }
+                            sessions.push(info);
+                        }
+                        _ => todo.push((file, Some(row))),
+                    }
+                }
+                other => todo.push((file, other)),
+            }
+        }
+        if opts.with_text && !session_rows.is_empty() {
+            self.fill_texts(&mut sessions, &session_rows, &mut todo);
+        }
+        self.stats.cached = sessions.len() + cached_problems.len();
+        if !sessions.is_empty() {
+            on_event(IndexEvent::Cached(&sessions));
+        }
+        for p in cached_problems {
+            on_event(IndexEvent::Problem(&p));
+            problems.push(p);
+        }
+
+        // Rows of files gone from the roots listed now.
+        let gone: Vec<i64> = rows
+            .iter()
+            .filter(|(p, _)| roots.iter().any(|r| Path::new(p).starts_with(&r.path)))
+            .map(|(_, r)| r.id)
+            .collect();
+
+        // New and changed files: their stored states loaded here (the database is this
+        // thread's), read in parallel, rows written here as results arrive.
+        let todo: Vec<(FoundFile, Option<Row>, Option<Prior>)> = todo
+            .into_iter()
+            .map(|(f, row)| {
+                let prior = row.as_ref().and_then(|r| self.prior(&f.path, r));
+                (f, row, prior)
+            })
+            .collect();
+        let mut writing = false;
+        let enabled = self.is_enabled();
+        if enabled && (!todo.is_empty() || !gone.is_empty()) {
+            writing = self.begin();
+        }
+        let (tx, rx) = mpsc::sync_channel::<(usize, Result<Rescanned, ReadError>)>(64);
+        let mut todo_rows: Vec<Option<Row>> = Vec::with_capacity(todo.len());
+        let mut paths: Vec<FoundFile> = Vec::with_capacity(todo.len());
+        let mut items: Vec<(usize, FoundFile, Option<Prior>)> = Vec::with_capacity(todo.len());
+        for (i, (f, row, prior)) in todo.into_iter().enumerate() {
+            todo_rows.push(row);
+            paths.push(f.clone());
+            items.push((i, f, prior));
+        }
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                // A warm listing has nothing to read: no thread pool started for nothing.
+                if items.is_empty() {
+                    return;
+                }
+                items
+                    .into_par_iter()
+                    .for_each_with(tx, |tx, (i, file, prior)| {
+                        let _ = tx.send((i, rescan(&file, prior, enabled)));
+                    });
+            });
+            for (i, result) in rx {
+                let file = &paths[i];
+                match result {
+                    Ok(r) => {
+                        self.stats.bytes_read += r.bytes_read;
+                        if r.resumed.is_some() {
+                            self.stats.resumed += 1;
+                        } else {
+                            self.stats.scanned += 1;
+                        }
+                        match self.record(file, r, opts.with_text, writing) {
+                            Ok(info) => {
+                                on_event(IndexEvent::Scanned(&info));
+                                sessions.push(info);
+                            }
+                            Err(reason) => {
+                                let p = Skipped {
+                                    path: file.path.clone(),
+                                    reason,
+                                };
+                                on_event(IndexEvent::Problem(&p));
+                                problems.push(p);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        self.stats.scanned += 1;
+                        if writing && let Some(row) = &todo_rows[i] {
+                            self.write(|db| db.remove(&[row.id]).map(|()| Some(0)));
+                        }
+                        let p = Skipped {
+                            path: file.path.clone(),
+                            reason: error_reason(&e),
+                        };
+                        on_event(IndexEvent::Problem(&p));
+                        problems.push(p);
+                    }
+                }
+            }
+        });
+        if writing {
+            if !gone.is_empty() {
+                self.write(|db| db.remove(&gone).map(|()| Some(0)));
+            }
+            self.commit();
+        }
+        sort_by_modified(&mut sessions);
+        problems.sort_by(|a, b| a.path.cmp(&b.path));
+        Listing { sessions, problems }
+    }
+
+    /// Puts each cached session's stored text before its torn-line text; a session whose text
+    /// cannot be read (or is longer than its file) is moved to `todo` to be rescanned.
+    fn fill_texts(
+        &self,
+        sessions: &mut Vec<SessionInfo>,
+        session_rows: &[(i64, u64, Option<Dialect>)],
+        todo: &mut Vec<(FoundFile, Option<Row>)>,
+    ) {
+        let Some(db) = &self.db else { return };
+        let wanted: HashMap<i64, u64> = session_rows
+            .iter()
+            .zip(sessions.iter())
+            .filter(|((_, len, _), _)| *len > 0)
+            .map(|((id, _, _), s)| (*id, s.bytes))
+            .collect();
+        let mut texts = db.texts(&wanted).unwrap_or_default();
+        let mut kept = Vec::with_capacity(sessions.len());
+        for (info, (id, len, agent)) in std::mem::take(sessions).into_iter().zip(session_rows) {
+            if *len == 0 {
+                kept.push(info);
+                continue;
+            }
+            match texts.remove(id) {
+                Some(mut t) if t.len() as u64 == *len => {
+                    t.push_str(&info.all_messages_text);
+                    kept.push(SessionInfo {
+                        all_messages_text: t,
+                        ..info
+                    });
+                }
+                _ => todo.push((
+                    FoundFile {
+                        path: info.path,
+                        agent: *agent,
+                    },
+                    None,
+                )),
+            }
+        }
+        *sessions = kept;
+    }
+
+    /// The stored state of a row whose file may have only grown, for a resumed scan.
+    fn prior(&self, path: &Path, row: &Row) -> Option<Prior> {
+        let db = self.db.as_ref()?;
+        row.info.as_ref()?;
+        if !row.has_state {
+            return None;
+        }
+        let meta = fs::metadata(path).ok()?;
+        let now = FileKey::of(&meta);
+        if !now.same_file(&row.key) || now.size <= row.key.size || row.resume_offset > now.size {
+            return None;
+        }
+        let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
+        let (mut state, nodes) = fresh::merge(&rest, &chunks)?;
+        if state.offset() != row.resume_offset {
+            return None;
+        }
+        let had_text = row.text_len > 0;
+        state.restore_builder_text(if had_text {
+            fresh::TEXT_MARK.to_owned()
+        } else {
+            String::new()
+        });
+        Some(Prior {
+            id: row.id,
+            key: row.key,
+            head_hash: row.head_hash,
+            tail_hash: row.tail_hash,
+            resume_offset: row.resume_offset,
+            state,
+            nodes,
+        })
+    }
+
+    fn begin(&mut self) -> bool {
+        let Some(db) = &self.db else { return false };
+        match db.begin() {
+            Ok(()) => true,
+            Err(e) => {
+                self.stats.persist_error = Some(e.to_string());
+                false
+            }
+        }
+    }
+
+    fn commit(&mut self) {
+        let Some(db) = &self.db else { return };
+        match db.commit() {
+            Ok(()) => self.stats.persisted = self.stats.persist_error.is_none(),
+            Err(e) => {
+                db.rollback();
+                self.stats.persist_error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Runs one write of the listing's transaction; the first error ends the writes (the
+    /// transaction is rolled back at the end, see [`Index::commit`]).
+    fn write(&mut self, f: impl FnOnce(&Db) -> rusqlite::Result<Option<u64>>) {
+        if self.stats.persist_error.is_some() {
+            return;
+        }
+        let Some(db) = &self.db else { return };
+        match f(db) {
+            Ok(n) => self.stats.bytes_written += n.unwrap_or(0),
+            Err(e) => self.stats.persist_error = Some(e.to_string()),
+        }
+    }
+
+    /// Stores one scan's row (when writing) and returns its listing (text kept if asked).
+    fn record(
+        &mut self,
+        file: &FoundFile,
+        r: Rescanned,
+        with_text: bool,
+        writing: bool,
+    ) -> Result<SessionInfo, String> {
+        let key = FileKey::of(&r.meta);
+        let mut info = match r.info {
+            Ok(info) => info,
+            Err(e) => {
+                let reason = error_reason(&e);
+                if writing && matches!(e, ReadError::NoHeader { .. }) {
+                    let row = NewRow {
+                        key,
+                        head_hash: 0,
+                        problem: Some(&reason),
+                        detected_agent: None,
+                        info: None,
+                        torn_text: "",
+                        state: None,
+                        resume_offset: 0,
+                        tail_hash: 0,
+                    };
+                    let path = file.path.clone();
+                    self.write(|db| db.put(&path, &row, TextWrite::Replace(""), None));
+                }
+                return Err(reason);
+            }
+        };
+        // The listing's text: the state's (committed lines), then a torn last line's.
+        let listing_text = std::mem::take(&mut info.all_messages_text);
+        let mut stored = r.stored;
+        let state_len = stored.as_ref().map_or(listing_text.len(), |(_, n)| *n);
+        let mark = if r.resumed.is_some() && listing_text.starts_with(fresh::TEXT_MARK) {
+            fresh::TEXT_MARK.len()
+        } else {
+            0
+        };
+        if !listing_text.is_char_boundary(state_len) || state_len < mark {
+            stored = None;
+        }
+        let state_len = if stored.is_some() {
+            state_len
+        } else {
+            listing_text.len()
+        };
+        let new_text = listing_text.get(mark..state_len).unwrap_or_default();
+        let torn = listing_text.get(state_len..).unwrap_or_default();
+        // A resumed file's stored text comes first, read before this listing's write.
+        let old_text = match (&r.resumed, mark > 0 && with_text) {
+            (Some((id, old)), true) => Some(
+                self.db
+                    .as_ref()
+                    .and_then(|db| db.text(*id, old.size).ok().flatten())
+                    .unwrap_or_default(),
+            ),
+            _ => None,
+        };
+        if writing {
+            let parts = stored.as_ref().map(|(p, _)| p);
+            let row = NewRow {
+                key,
+                head_hash: parts.map_or(0, |p| p.head_hash),
+                problem: None,
+                detected_agent: Some(r.detected_agent),
+                info: Some(&info),
+                torn_text: torn,
+                state: parts.map(|p| StateParts {
+                    rest: &p.rest,
+                    nodes_changed: &p.nodes_changed,
+                    nodes_all: &p.nodes_all,
+                }),
+                resume_offset: parts.map_or(0, |p| p.offset),
+                tail_hash: parts.map_or(0, |p| p.tail_hash),
+            };
+            let path = file.path.clone();
+            match (r.resumed, parts.is_some()) {
+                (Some(from), true) => {
+                    self.write(|db| db.put(&path, &row, TextWrite::Append(new_text), Some(from)))
+                }
+                (None, _) => {
+                    self.write(|db| db.put(&path, &row, TextWrite::Replace(new_text), None))
+                }
+                // A resumed file that changed while it was read: left for the next listing.
+                (Some(_), false) => {}
+            }
+        }
+        if with_text {
+            info.all_messages_text = match old_text {
+                Some(mut t) => {
+                    t.push_str(new_text);
+                    t.push_str(torn);
+                    t
+                }
+                None => listing_text,
+            };
+        } else {
+            info.tool_text = String::new();
+        }
+        Ok(info)
+    }
+}
+
+/// Reads a new or changed file: resumed from the stored state when the file only grew and the
+/// checked windows are unchanged (see [`fresh`]).
+fn rescan(
+    file: &FoundFile,
+    prior: Option<Prior>,
+    keep_state: bool,
+) -> Result<Rescanned, ReadError> {
+    let (s, resumed, old_nodes) = match prior {
+        Some(p)
+            if fresh::hashes(&file.path, p.resume_offset).ok()
+                == Some((p.head_hash, p.tail_hash)) =>
+        {
+            let s = scan(&file.path, file.agent, ParseMode::Fast, Some(p.state))?;
+            let now = FileKey::of(&s.meta);
+            if now.same_file(&p.key) && now.size >= p.key.size {
+                (s, Some((p.id, p.key)), Some(p.nodes))
+            } else {
+                (
+                    scan(&file.path, file.agent, ParseMode::Fast, None)?,
+                    None,
+                    None,
+                )
+            }
+        }
+        _ => (
+            scan(&file.path, file.agent, ParseMode::Fast, None)?,
+            None,
+            None,
+        ),
+    };
+    let mut state = s.state;
+    // The state's own text (only kept apart when a torn last line made the listing's longer).
+    let state_len = if s.state_has_text {
+        let t = state.take_builder_text();
+        t.len()
+    } else {
+        s.info.as_ref().map_or(0, |i| i.all_messages_text.len())
+    };
+    let stored = keep_state
+        .then(|| settled(&file.path, &s.meta, &state))
+        .flatten()
+        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
+        .map(|p| (p, state_len));
+    Ok(Rescanned {
+        info: s.info,
+        stored,
+        meta: s.meta,
+        bytes_read: s.bytes_read,
+        detected_agent: s.detected_agent,
+        resumed,
+    })
+}
+
+/// The state with its hashes, if the file still looks as it did when it was read (a file
+/// rewritten during the read must not get a state that resumes on the new content).
+fn settled(path: &Path, before: &fs::Metadata, state: &ScanState) -> Option<(u64, u64)> {
+    let (head, tail) = fresh::hashes(path, state.offset()).ok()?;
+    let after = fs::metadata(path).ok()?;
+    (FileKey::of(&after) == FileKey::of(before)).then_some((head, tail))
+}
