@@ -44,7 +44,7 @@
 use std::borrow::Cow;
 
 use crate::model::entry::EntryKind;
-use crate::model::info::{EntryFacts, MessageFacts, UsageFacts};
+use crate::model::facts::{EntryFacts, MessageFacts, UsageFacts};
 use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 
 pub mod skim;
