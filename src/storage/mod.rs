@@ -13,3 +13,4 @@ pub mod roots;
 pub mod safe_fs;
 pub mod scan;
 pub mod trash;
+pub mod trash_error;
