@@ -15,8 +15,9 @@ use crate::storage::roots::Skipped;
 use crate::storage::trash::Trashed;
 
 use super::preview::Preview;
+use super::record::SessionRecord;
 use super::session_view::types::{Outcome, ViewEffect};
-use super::state::{SessionRecord, UndoItem};
+use super::undo::UndoItem;
 use crate::app::session_view::state::SessionViewState;
 use ratatui::layout::Rect;
 

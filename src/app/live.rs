@@ -4,7 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::state::Liveness;
+/// Whether a session looks like an agent is still writing it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    Checking,
+    Idle,
+    /// Why it looks live, e.g. "written 12s ago" or "open in pi (pid 4242)".
+    Live(String),
+}
 
 /// What the delete prompt learns about a session before it can be confirmed.
 #[derive(Clone, Debug, PartialEq, Eq)]

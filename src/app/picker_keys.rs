@@ -15,7 +15,7 @@ use super::text_input::Edit;
 
 pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
     // The start-up notice is over everything: its keys first.
-    if super::notice::on_key(state, &key, fx) {
+    if super::notice_keys::on_key(state, &key, fx) {
         return;
     }
     let context = active_context(state);

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use crate::model::search::{MatchOrder, Query, RankKey, Score, compare_matches};
 use crate::storage::roots::Skipped;
-use crate::storage::trash::Trashed;
 
+pub use super::live::Liveness;
 pub use super::record::{SessionRecord, same_dir};
 pub use super::rows::Row;
 use super::rows::{plain_rows, sort_recent};
+pub use super::undo::UndoItem;
 
 use super::keymap::Keymap;
 use super::preview::Preview;
@@ -74,15 +75,6 @@ impl Screen {
     pub fn is_picker(&self) -> bool {
         matches!(self, Screen::Picker)
     }
-}
-
-/// Whether a session looks like an agent is still writing it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Liveness {
-    Checking,
-    Idle,
-    /// Why it looks live, e.g. "written 12s ago" or "open in pi (pid 4242)".
-    Live(String),
 }
 
 /// A popup or prompt on top of the screen; keys go to it first.
@@ -171,13 +163,6 @@ pub enum PreviewSlot {
     Loading,
     Ready(Arc<Preview>),
     Failed(String),
-}
-
-/// A delete that Ctrl+Z can undo.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UndoItem {
-    pub record: usize,
-    pub trashed: Trashed,
 }
 
 /// Settings fixed for the run.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::entry::{Entry, EntryKind, JsonMap, Role};
+pub use super::transcript::VERBATIM_COMPACTION_PREFIX;
 use super::tree::Session;
 
 /// Which program's rules apply.
@@ -437,9 +438,6 @@ fn plan_pi(entries: &[Entry], path: &[usize], ctx: &mut ContextPlan) {
         push_entry(ctx, i);
     }
 }
-
-/// The prefix Atomic puts before a verbatim compaction's transcript.
-pub const VERBATIM_COMPACTION_PREFIX: &str = "The earlier conversation was compacted. Below is the verbatim transcript of the retained lines; elided spans are marked \"(filtered N lines)\".\n\n";
 
 fn is_verbatim_boundary(e: &Entry) -> bool {
     e.kind == EntryKind::Compaction

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::JsonMap;
+use super::entry::kind::{JsonMap, Role};
 
 /// How many characters of a message's text rows and search read (pi `extractContent`).
 pub const TEXT_CHARS: usize = 200;
@@ -187,7 +187,7 @@ impl MessageDigest {
         let content = m.get("content");
         let mut digest = MessageDigest {
             other_role: role
-                .filter(|r| super::entry::Role::of_str(r) == super::entry::Role::Other)
+                .filter(|r| Role::of_str(r) == Role::Other)
                 .map(Box::from),
             has_content: content.is_some(),
             content_is_null: content.is_some_and(Value::is_null),

@@ -7,7 +7,8 @@
 
 use std::io::{self, Read};
 
-use super::parse::{IssueKind, ParseIssue, RawLine};
+use super::parse::issue::{IssueKind, ParseIssue};
+use super::parse::line::RawLine;
 
 /// Lines of this many bytes or more are skipped, not parsed. pi caps a tool result at 50 KB and
 /// real lines stay below a few MB (base64 images); 64 MiB leaves room for any real line while

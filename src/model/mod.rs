@@ -4,6 +4,7 @@ pub mod context;
 pub mod digest;
 pub mod entry;
 pub mod export;
+pub mod facts;
 pub mod flatten;
 pub mod info;
 pub mod lines;

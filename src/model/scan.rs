@@ -44,7 +44,7 @@
 use std::borrow::Cow;
 
 use crate::model::entry::EntryKind;
-use crate::model::info::{EntryFacts, MessageFacts, UsageFacts};
+use crate::model::facts::{EntryFacts, MessageFacts, UsageFacts};
 
 mod fields;
 mod simd;

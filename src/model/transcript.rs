@@ -10,7 +10,8 @@
 
 use serde_json::{Value, json};
 
-use super::context::VERBATIM_COMPACTION_PREFIX;
+/// The prefix Atomic puts before a verbatim compaction's transcript.
+pub const VERBATIM_COMPACTION_PREFIX: &str = "The earlier conversation was compacted. Below is the verbatim transcript of the retained lines; elided spans are marked \"(filtered N lines)\".\n\n";
 
 const BRANCH_SUMMARY_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";

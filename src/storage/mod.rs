@@ -15,3 +15,4 @@ pub mod roots;
 pub mod safe_fs;
 pub mod scan;
 pub mod trash;
+pub mod trash_error;

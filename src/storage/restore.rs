@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{Mode, OFlags};
 
 use super::safe_fs::{create_new_checked, rename_noreplace, same_contents, temp_name};
-use super::trash::TrashError;
+use super::trash_error::{TrashError, describe};
 
 /// Where a trash item's file is: `<trash>/files/<name>` for `<trash>/info/<name>.trashinfo`.
 pub fn file_in_trash(item: &trash::TrashItem) -> Option<PathBuf> {
@@ -114,8 +114,7 @@ const SAME_DELETE_SECS: i64 = 60;
 
 /// The session files (`*.jsonl`) in the platform trash, most recently deleted first.
 pub fn list_trashed_sessions() -> Result<Vec<TrashedSession>, TrashError> {
-    let items = trash::os_limited::list()
-        .map_err(|e| TrashError::NotInTrash(super::trash::describe(&e)))?;
+    let items = trash::os_limited::list().map_err(|e| TrashError::NotInTrash(describe(&e)))?;
     let mut sessions: Vec<TrashedSession> = items
         .iter()
         .filter(|i| i.name.to_string_lossy().ends_with(".jsonl"))

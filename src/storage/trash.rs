@@ -4,47 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::roots::{SessionRoot, find_session_files};
-use super::safe_fs::{Pin, PinError, PinnedDir};
-
-/// Why a delete did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum TrashError {
-    #[error("{path}: cannot move to the trash: {message}")]
-    Unavailable { path: PathBuf, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("nothing to restore: {0}")]
-    NotInTrash(String),
-    #[error(
-        "{path}: not a session file grove lists under its session roots; nothing was deleted (give its folder with --session-dir to delete it)"
-    )]
-    OutsideRoots { path: PathBuf },
-    #[error("{path}: {reason}; nothing was deleted")]
-    NotASessionFile { path: PathBuf, reason: String },
-    #[error("{0}")]
-    Pinned(PinError),
-    #[error(
-        "{path}: not restored: {reason}; {path} was left as it was, and the session is still in the trash at {in_trash}"
-    )]
-    RestoreFailed {
-        path: PathBuf,
-        in_trash: PathBuf,
-        reason: String,
-    },
-}
-
-impl From<PinError> for TrashError {
-    fn from(e: PinError) -> Self {
-        match e {
-            PinError::Io { path, source } => TrashError::Io { path, source },
-            changed => TrashError::Pinned(changed),
-        }
-    }
-}
+use super::safe_fs::{Pin, PinnedDir};
+pub use super::trash_error::{TrashError, describe};
 
 /// The trash is found through `XDG_DATA_HOME`; the XDG spec allows only an absolute path there
 /// and the trash crate would fail on a relative one with an empty path in its message.
@@ -140,36 +101,6 @@ fn check_deletable(path: &Path) -> Result<(), TrashError> {
             "not a regular file".into()
         },
     })
-}
-
-/// A readable reason for a failed trash operation (the crate's own text is a debug dump).
-pub fn describe(e: &trash::Error) -> String {
-    #[allow(unreachable_patterns)]
-    match e {
-        #[cfg(all(
-            unix,
-            not(target_os = "macos"),
-            not(target_os = "ios"),
-            not(target_os = "android")
-        ))]
-        trash::Error::FileSystem { path, source } => format!("{}: {source}", path.display()),
-        trash::Error::TargetedRoot => "refusing to trash a root folder".into(),
-        trash::Error::CouldNotAccess { target } => format!("cannot access {target}"),
-        trash::Error::CanonicalizePath { original } if original.as_os_str().is_empty() => {
-            "cannot resolve the trash folder (an empty path: check HOME and XDG_DATA_HOME)".into()
-        }
-        trash::Error::CanonicalizePath { original } => {
-            format!("cannot resolve {}", original.display())
-        }
-        trash::Error::RestoreCollision { path, .. } => {
-            format!("{} exists again; not overwritten", path.display())
-        }
-        trash::Error::RestoreTwins { path, .. } => {
-            format!("several trashed items came from {}", path.display())
-        }
-        trash::Error::Unknown { description } => description.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// The session file plus Atomic's compaction backups beside it (`<file>.jsonl.*.bak`).

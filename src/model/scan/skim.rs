@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::{Cursor, once, once_seen};
 use crate::model::digest::{MessageDigest, TEXT_CHARS, ToolCall};
 use crate::model::entry::{ELIDE_KEEP, ELIDE_OVER, JsonMap, Role};
-use crate::model::parse::Skimmed;
+use crate::model::parse::line::Skimmed;
 
 /// Parses one line slim; `None` when the line is not taken (it must then be parsed whole).
 pub fn skim_line(bytes: &[u8]) -> Option<Skimmed> {

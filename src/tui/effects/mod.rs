@@ -1,9 +1,9 @@
 //! Executing the app's effects: reads on the job pool (latest request wins, the older one is
 //! cancelled), writes one at a time in the order asked, and what ends the browser.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::SystemTime;
 
@@ -11,61 +11,23 @@ use crate::app::event::{Effect, Event};
 use crate::app::live::check_liveness;
 use crate::app::matcher::execute_search;
 use crate::app::preview::load_preview_cancellable;
-use crate::app::session_view::SessionViewState;
 use crate::app::source::SessionSource;
 use crate::app::state::{AppState, Screen, SessionRecord};
 use crate::model::context::Dialect;
-use crate::storage::append::{NewEntry, append_entry};
-use crate::storage::read::{SlimMode, load_session_cancellable, scan_info};
+use crate::storage::read::scan_info;
 use crate::storage::roots::SessionRoot;
-use crate::storage::safe_fs::Pin;
 use crate::storage::trash::restore;
 
 use super::delete::delete_session_pinned;
-
 use super::jobs::{KeyedSlots, Pool, Slot, Ticket, WORKERS};
-use super::signals::Signal;
 
-/// What arrives on the event loop's one channel.
-#[derive(Debug)]
-pub(crate) enum Msg {
-    /// Input, or the result of one-off work.
-    App(Event),
-    /// The result of latest-only work, with the generation of its request.
-    Done {
-        job: Job,
-        generation: u64,
-        event: Event,
-    },
-    Signal(Signal),
-    /// The terminal cannot be read any more (it went away).
-    InputClosed,
-}
+mod msg;
+mod pins;
+mod work;
 
-/// The kinds of latest-only work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Job {
-    Scan,
-    Search,
-    Preview,
-    Open,
-    Live,
-}
-
-/// How the browser ended.
-pub(crate) enum Exit {
-    Code(u8),
-    Print(PathBuf),
-    PrintLine(String),
-    Launch {
-        path: PathBuf,
-        agent: Dialect,
-        cwd: PathBuf,
-    },
-}
-
-/// A file write for the write worker; its event (if any) goes back to the loop.
-type WriteJob = Box<dyn FnOnce() -> Option<Event> + Send>;
+pub(crate) use msg::{Exit, Job, Msg};
+use pins::{Pins, pin_now, pinned};
+use work::{WriteJob, open_view, rename, spawn_write_worker};
 
 /// The session being loaded for the session view.
 struct Opening {
@@ -93,20 +55,6 @@ pub(crate) struct Runner {
     pins: Pins,
     /// What deletes are checked against.
     roots: Arc<[SessionRoot]>,
-}
-
-type Pins = Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, Pin>>>;
-
-/// Pins what `path` is now (best effort: a file that cannot be pinned is checked by the roots
-/// guard alone).
-fn pin_now(pins: &Pins, path: &Path) {
-    if let (Ok(pin), Ok(mut pins)) = (Pin::of(path), pins.lock()) {
-        pins.insert(path.to_owned(), pin);
-    }
-}
-
-fn pinned(pins: &Pins, path: &Path) -> Option<Pin> {
-    pins.lock().ok().and_then(|p| p.get(path).copied())
 }
 
 impl Runner {
@@ -402,191 +350,5 @@ impl Runner {
     }
 }
 
-/// Loads a session for the session view, stopping early when `cancelled`.
-fn open_view(
-    path: &Path,
-    agent: Dialect,
-    viewport: ratatui::layout::Rect,
-    home: Option<String>,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Result<Box<SessionViewState>, String> {
-    let session =
-        load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
-    Ok(Box::new(
-        SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home),
-    ))
-}
-
-/// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
-/// an append chains to the file's last entry, so two appends running at once could both take
-/// the same parent.
-fn spawn_write_worker(events: Sender<Msg>) -> (Sender<WriteJob>, JoinHandle<()>) {
-    let (tx, rx) = mpsc::channel::<WriteJob>();
-    let worker = std::thread::spawn(move || {
-        while let Ok(job) = rx.recv() {
-            if let Some(event) = job() {
-                // The loop may be gone (grove is quitting): the write is done all the same.
-                let _ = events.send(Msg::App(event));
-            }
-        }
-    });
-    (tx, worker)
-}
-
-fn rename(
-    path: &Path,
-    name: String,
-    current_dir: Option<&Path>,
-) -> Result<Arc<SessionRecord>, String> {
-    let before = scan_info(path, None).map_err(|e| e.to_string())?;
-    append_entry(path, NewEntry::Rename { name }).map_err(|e| e.to_string())?;
-    let info = scan_info(path, Some(before.agent)).map_err(|e| e.to_string())?;
-    Ok(Arc::new(SessionRecord::new(info, current_dir)))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::app::event::ScanUpdate;
-    use crate::app::keymap::Keymap;
-    use crate::app::state::Options;
-    use crate::app::theme::Palette;
-    use crate::model::info::SessionInfo;
-    use std::sync::mpsc::Receiver;
-    use std::time::Duration;
-
-    struct NoSessions;
-    impl SessionSource for NoSessions {
-        fn scan(&self, _sink: &mut dyn FnMut(ScanUpdate) -> bool) {}
-    }
-
-    fn runner() -> (Runner, Receiver<Msg>) {
-        let (tx, rx) = mpsc::channel();
-        let runner = Runner::new(tx, Arc::new(NoSessions), None, Arc::from(Vec::new()));
-        (runner, rx)
-    }
-
-    /// A session of `n` messages.
-    fn session_file(dir: &Path, n: usize) -> PathBuf {
-        let mut text = String::from(
-            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/w\"}\n",
-        );
-        let mut parent = "null".to_owned();
-        for i in 0..n {
-            text.push_str(&format!(
-                "{{\"type\":\"message\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2025-01-01T00:00:00Z\",\"message\":{{\"role\":\"user\",\"content\":\"message {i}\"}}}}\n"
-            ));
-            parent = format!("\"{i:08x}\"");
-        }
-        let path = dir.join("s.jsonl");
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn open(path: &Path) -> Effect {
-        Effect::OpenSession {
-            record: 0,
-            path: path.to_path_buf(),
-            agent: Dialect::Pi,
-            viewport: ratatui::layout::Rect::new(0, 0, 100, 30),
-            home: None,
-        }
-    }
-
-    /// The session-open results that arrive within a moment (other messages are dropped).
-    fn opened(rx: &Receiver<Msg>) -> Vec<(u64, bool)> {
-        let mut out = Vec::new();
-        while let Ok(msg) = rx.recv_timeout(Duration::from_secs(5)) {
-            if let Msg::Done {
-                job: Job::Open,
-                generation,
-                event: Event::SessionOpened { result, .. },
-            } = msg
-            {
-                out.push((generation, result.is_ok()));
-                // Whatever else was asked is in the queue by now: a short wait suffices.
-                while let Ok(msg) = rx.recv_timeout(Duration::from_millis(500)) {
-                    if let Msg::Done {
-                        job: Job::Open,
-                        generation,
-                        event: Event::SessionOpened { result, .. },
-                    } = msg
-                    {
-                        out.push((generation, result.is_ok()));
-                    }
-                }
-                break;
-            }
-        }
-        out
-    }
-
-    fn state_showing(path: &Path) -> AppState {
-        let mut state = AppState::new(Options::default(), Keymap::default(), Palette::default());
-        let info = SessionInfo {
-            path: path.to_path_buf(),
-            id: "s".into(),
-            cwd: "/w".into(),
-            version: 3,
-            ..SessionInfo::default()
-        };
-        state
-            .picker
-            .records
-            .push(Arc::new(SessionRecord::without_fs(info, false)));
-        state.screen = Screen::Session {
-            record: 0,
-            scroll: 0,
-        };
-        state
-    }
-
-    /// A second Enter on the session being loaded reuses the running load: one load, one
-    /// result, accepted.
-    #[test]
-    fn a_second_open_of_the_same_session_reuses_the_load() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = session_file(dir.path(), 2000);
-        let (mut runner, rx) = runner();
-        let state = state_showing(&path);
-        assert!(runner.execute(open(&path)).is_none());
-        runner.reconcile(&state);
-        assert!(runner.execute(open(&path)).is_none());
-        let results = opened(&rx);
-        assert_eq!(results, vec![(1, true)], "one load for two opens");
-        assert!(runner.accept(Job::Open, 1));
-        // Once delivered, a new Enter loads again (the file may have changed).
-        assert!(runner.execute(open(&path)).is_none());
-        assert_eq!(opened(&rx), vec![(2, true)]);
-    }
-
-    /// Leaving the loading screen (Esc) cancels the load: its result, if it got that far, is
-    /// not accepted, and a new open starts a new load.
-    #[test]
-    fn leaving_the_loading_screen_cancels_the_load() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = session_file(dir.path(), 2000);
-        let (mut runner, rx) = runner();
-        let mut state = state_showing(&path);
-        assert!(runner.execute(open(&path)).is_none());
-        runner.reconcile(&state);
-        state.screen = Screen::Picker;
-        runner.reconcile(&state);
-        assert!(runner.opening.is_none());
-        for (generation, _) in opened(&rx) {
-            assert!(
-                !runner.accept(Job::Open, generation),
-                "a cancelled load was accepted"
-            );
-        }
-        state.screen = Screen::Session {
-            record: 0,
-            scroll: 0,
-        };
-        assert!(runner.execute(open(&path)).is_none());
-        runner.reconcile(&state);
-        let results = opened(&rx);
-        assert_eq!(results.len(), 1);
-        assert!(runner.accept(Job::Open, results[0].0));
-    }
-}
+mod tests;
