@@ -16,7 +16,8 @@ use crate::model::search::{
 use crate::storage::read::load_session;
 use crate::text::sanitize::{sanitize_line, truncate_width};
 
-use super::{CliError, info_json, to_json};
+use super::error::CliError;
+use super::json::{info_json, to_json};
 
 /// How many hits in one session `list --query --json` reports (the first one is the snippet).
 const HITS_PER_SESSION: usize = 100;

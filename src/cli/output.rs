@@ -1,9 +1,5 @@
 //! Output that cannot lie or panic: paths in JSON without loss, and a report that says the
-//! write is done when only printing the result failed.
-//!
-//! Exit statuses: 0 done; 1 failed, nothing was changed (or the command changes nothing);
-//! 2 usage error (clap); [`EXIT_DONE_OUTPUT_FAILED`] the change was made but its report could
-//! not be printed (stdout full or closed): do not retry.
+//! write is done when only printing the result failed (exit statuses: [`super::error`]).
 
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -12,8 +8,7 @@ use std::path::Path;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-/// The change was made; printing its result failed.
-pub const EXIT_DONE_OUTPUT_FAILED: u8 = 3;
+use super::error::{CliError, msg};
 
 /// A path in JSON: a string when it is UTF-8, otherwise an object
 /// `{"lossy": "<the name with U+FFFD for bad bytes>", "bytesBase64": "<the raw bytes>"}`,
@@ -42,19 +37,14 @@ pub fn serialize_path<S: serde::Serializer>(p: &&Path, s: S) -> Result<S::Ok, S:
 }
 
 /// Prints the report of a change that is already made. A failure to print becomes
-/// [`super::CliError::DoneButOutputFailed`], which says the change is done.
-pub fn report_done(out: &mut dyn Write, done: &str, report: &str) -> Result<(), super::CliError> {
+/// [`CliError::DoneButOutputFailed`], which says the change is done.
+pub fn report_done(out: &mut dyn Write, done: &str, report: &str) -> Result<(), CliError> {
     writeln!(out, "{report}")
         .and_then(|()| out.flush())
-        .map_err(|source| super::CliError::DoneButOutputFailed {
+        .map_err(|source| CliError::DoneButOutputFailed {
             done: done.to_owned(),
             source,
         })
-}
-
-/// Whether the error is only that the reader of stdout went away (`grove … | head`).
-pub fn is_broken_pipe(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::BrokenPipe
 }
 
 /// Says on stderr what another writer did meanwhile and what grove did about it.
@@ -70,18 +60,18 @@ pub fn print_note(note: Option<&str>) {
 
 /// Loads a session to write to it: a file that is not a session (no header) is refused with
 /// why, naming what a link points to, rather than "no entry".
-pub fn load_for_write(path: &Path) -> Result<crate::model::tree::Session, super::CliError> {
+pub fn load_for_write(path: &Path) -> Result<crate::model::tree::Session, CliError> {
     let s = crate::storage::read::load_session(path)?;
     if s.parsed.header.is_some() {
         return Ok(s);
     }
     let shown = crate::text::sanitize::sanitize_path(&path.to_string_lossy()).into_owned();
     Err(match std::fs::read_link(path) {
-        Ok(target) => super::msg(format!(
+        Ok(target) => msg(format!(
             "{shown}: a link to {}, which is not a session file (no session header on its first line); nothing was written",
             crate::text::sanitize::sanitize_path(&target.to_string_lossy())
         )),
-        Err(_) => super::msg(format!(
+        Err(_) => msg(format!(
             "{shown}: not a session file (no session header on its first line); nothing was written"
         )),
     })

@@ -9,8 +9,9 @@ use std::io::{self, Write};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::{InertPretty, entry_summary};
+use super::json::InertPretty;
 use crate::model::context::{ContextPlan, ModelRef};
+use crate::model::entry::EntryKind;
 use crate::model::tree::Session;
 use crate::text::sanitize::sanitize_line;
 
@@ -217,12 +218,40 @@ pub fn tree_plain(out: &mut dyn Write, s: &Session) -> io::Result<()> {
     out.flush()
 }
 
+/// One line describing an entry, for plain output.
+pub fn entry_summary(s: &Session, i: usize) -> String {
+    let e = &s.entries()[i];
+    let body = match e.kind {
+        EntryKind::Message => {
+            let role = e.role().unwrap_or("?");
+            // Read back and dropped: `tree` walks every entry once.
+            let (raw, _) = e.raw_transient();
+            let text = raw
+                .get("message")
+                .and_then(|m| crate::model::entry::content_text(m.get("content")))
+                .unwrap_or_default();
+            format!("{role}: {text}")
+        }
+        _ => e.type_name().to_owned(),
+    };
+    let label = s
+        .tree
+        .label_of(s.entries(), i)
+        .map(|l| format!("[{}] ", l.text))
+        .unwrap_or_default();
+    sanitize_line(&crate::text::sanitize::truncate_width(
+        &format!("{label}{body}"),
+        120,
+    ))
+    .into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cli::to_json;
+    use crate::cli::json::to_json;
     use crate::model::context::{Dialect, LeafChoice, SessionContext, build_context, plan_context};
 
     /// `tree --json` as it was built before streaming: one whole `Value`.

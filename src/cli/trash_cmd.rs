@@ -4,13 +4,31 @@
 use std::io::Write;
 use std::path::Path;
 
+use clap::Subcommand;
 use serde_json::{Value, json};
 
+use super::error::{CliError, msg};
+use super::json::to_json;
 use super::output::{path_json, paths_json, report_done};
-use super::{CliError, msg, to_json};
 use crate::model::entry::format_iso_ms;
 use crate::storage::restore::{TrashedSession, list_trashed_sessions, restore_trashed};
 use crate::text::sanitize::sanitize_path;
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum TrashAction {
+    /// List the session files in the trash: deletion time and original path.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Restore a trashed session, byte for byte, with its backups.
+    Restore {
+        /// The session's original path (or its file name, when only one has it).
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
 
 fn deleted_iso(s: &TrashedSession) -> Option<String> {
     (s.item.time_deleted >= 0).then(|| format_iso_ms(s.item.time_deleted.saturating_mul(1000)))
