@@ -590,7 +590,7 @@ fn unreadable_files_are_reported_and_listed() {
     for _ in 0..100 {
         h.send(Event::Tick);
     }
-    let status = h.state.notices.first().cloned().unwrap();
+    let status = h.state.notices.first_status().unwrap().to_owned();
     assert!(status.contains("1 file could not be read"), "{status}");
     assert!(status.contains("ctrl+e"), "{status}");
     assert!(h.render().contains("ctrl+x dismiss"), "{}", h.render());

@@ -150,11 +150,11 @@ fn startup_notice() {
         harness
             .state
             .notices
-            .push("[keys] unknown action `lable`".into());
+            .push_status("[keys] unknown action `lable`");
         harness
             .state
             .notices
-            .push("[theme] accent: unknown colour `blu`".into());
+            .push_status("[theme] accent: unknown colour `blu`");
         harness
     });
 }

@@ -24,10 +24,13 @@ pub enum KeyContext {
     Help,
     /// The list of unreadable files (Ctrl+E); any key not bound here closes it.
     Problems,
+    /// A notice over the screen (config problems at start); any key not bound here does
+    /// nothing, so keys meant for the screen under it are not acted on unseen.
+    Notice,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 10] = [
+    pub const ALL: [KeyContext; 11] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -38,6 +41,7 @@ impl KeyContext {
         KeyContext::Danger,
         KeyContext::Help,
         KeyContext::Problems,
+        KeyContext::Notice,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -53,6 +57,7 @@ impl KeyContext {
             KeyContext::Danger => ("danger", "Permanent deletion"),
             KeyContext::Help => ("help", "Help"),
             KeyContext::Problems => ("problems", "Unreadable files list"),
+            KeyContext::Notice => ("notice", "Notice"),
         }
     }
 
@@ -120,7 +125,7 @@ pub enum Action {
     Yes,
     No,
     DeleteForever,
-    /// Dismiss the first start-up notice (unreadable files, config problems).
+    /// Dismiss a notice: the status line's first, or the popup in front.
     Dismiss,
 }
 
@@ -309,7 +314,11 @@ impl Action {
             A::Cancel => ("cancel", Some("cancel"), "cancel"),
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
-            A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
+            A::Dismiss => (
+                "dismiss",
+                None,
+                "dismiss the notice (the status line's first, or the popup)",
+            ),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

@@ -35,7 +35,12 @@ fn rows_lines(rows: Vec<(String, &'static str)>, key_w: usize, indent: &str) -> 
 /// The keys of popups and inputs, shown under every screen's own.
 fn common_lines(keymap: &Keymap, key_w: usize) -> Vec<TextLine> {
     let mut lines = Vec::new();
-    for c in [KeyContext::Global, KeyContext::Input, KeyContext::Confirm] {
+    for c in [
+        KeyContext::Global,
+        KeyContext::Input,
+        KeyContext::Confirm,
+        KeyContext::Notice,
+    ] {
         lines.push(TextLine::blank());
         lines.push(TextLine::one(Tone::AccentBold, c.info().1));
         lines.extend(rows_lines(keymap.help_rows(c), key_w, ""));

@@ -117,6 +117,13 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(popups, A::PageDown, &["pgdn", "space"]);
     add(popups, A::PageUp, &["pgup"]);
     add(popups, A::Leave, &["esc", "q"]);
+
+    let notice = &[C::Notice];
+    add(notice, A::Dismiss, &["esc", "enter", "q"]);
+    add(notice, A::Down, &["down"]);
+    add(notice, A::Up, &["up"]);
+    add(notice, A::PageDown, &["pgdn"]);
+    add(notice, A::PageUp, &["pgup"]);
     out
 }
 

@@ -1,39 +1,62 @@
-//! Keys while the start-up notice is over the screen.
+//! Keys while a notice popup is over the screen, through the key map's `notice` layer: its
+//! own keys dismiss or scroll it, Ctrl+C quits, and any other key does nothing (the popup
+//! covers what it would act on).
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 use super::event::Effect;
+use super::keymap::{Action, Conditions, KeyContext, Keymap};
+use super::notice::NoticeKind;
+use super::ops::request_quit;
 use super::state::AppState;
 
-/// Handles a key while a notice is shown: Esc, Enter or `q` dismiss it, the arrows scroll it,
-/// Ctrl+C quits; any other key does nothing (the notice covers what it would act on).
-/// Returns false when no notice is shown.
+/// Handles a key while a popup notice is shown; false when none is.
 pub fn on_key(state: &mut AppState, key: &KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    let Some(notice) = &mut state.notice else {
+    if state.notices.popup().is_none() {
         return false;
-    };
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match key.code {
-        KeyCode::Char('c') if ctrl => fx.push(Effect::Quit {
-            code: if state.options.print_mode { 130 } else { 0 },
-        }),
-        KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => state.notice = None,
-        KeyCode::Up => notice.scroll = notice.scroll.saturating_sub(1),
-        KeyCode::Down => notice.scroll = notice.scroll.saturating_add(1),
-        KeyCode::PageUp => notice.scroll = notice.scroll.saturating_sub(10),
-        KeyCode::PageDown => notice.scroll = notice.scroll.saturating_add(10),
-        _ => {}
+    }
+    let any = Conditions { query_empty: true };
+    let notices = &mut state.notices;
+    match state.keymap.lookup_in(key, KeyContext::Global, any) {
+        Some(Action::Quit) => request_quit(state, fx),
+        _ => match state.keymap.lookup_in(key, KeyContext::Notice, any) {
+            Some(Action::Dismiss) => {
+                notices.dismiss(NoticeKind::Popup);
+            }
+            Some(Action::Up) => notices.scroll = notices.scroll.saturating_sub(1),
+            Some(Action::Down) => notices.scroll = notices.scroll.saturating_add(1),
+            Some(Action::PageUp) => notices.scroll = notices.scroll.saturating_sub(10),
+            Some(Action::PageDown) => notices.scroll = notices.scroll.saturating_add(10),
+            _ => {}
+        },
     }
     state.dirty = true;
     true
 }
 
+/// The popup's footer hints, `(keys, word)`, from the key map (`esc/enter/q dismiss`,
+/// `↑↓ scroll`).
+pub(crate) fn popup_hints(keymap: &Keymap) -> Vec<(String, String)> {
+    let keys: Vec<String> = keymap
+        .keys_for(KeyContext::Notice, Action::Dismiss)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let scroll = keymap.key_label(KeyContext::Notice, Action::Up)
+        + &keymap.key_label(KeyContext::Notice, Action::Down);
+    [(keys.join("/"), "dismiss"), (scroll, "scroll")]
+        .into_iter()
+        .filter(|(k, _)| !k.is_empty())
+        .map(|(k, w)| (k, w.to_owned()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::keymap::Keymap;
     use crate::app::notice::Notice;
     use crate::app::state::Options;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     fn state() -> AppState {
         let mut s = AppState::new(
@@ -41,7 +64,8 @@ mod tests {
             Keymap::default(),
             crate::app::theme::Palette::default(),
         );
-        s.notice = Notice::config_problems(vec!["line 1, column 2: bad".into()]);
+        s.notices
+            .push(Notice::config_problems(vec!["line 1, column 2: bad".into()]).unwrap());
         s
     }
 
@@ -58,19 +82,19 @@ mod tests {
             &key(KeyCode::Char('x'), KeyModifiers::NONE),
             &mut fx
         ));
-        assert!(s.notice.is_some() && fx.is_empty());
+        assert!(s.notices.popup().is_some() && fx.is_empty());
         assert!(on_key(
             &mut s,
             &key(KeyCode::Down, KeyModifiers::NONE),
             &mut fx
         ));
-        assert_eq!(s.notice.as_ref().map(|n| n.scroll), Some(1));
+        assert_eq!(s.notices.scroll, 1);
         assert!(on_key(
             &mut s,
             &key(KeyCode::Esc, KeyModifiers::NONE),
             &mut fx
         ));
-        assert!(s.notice.is_none());
+        assert!(s.notices.popup().is_none());
         assert!(!on_key(
             &mut s,
             &key(KeyCode::Esc, KeyModifiers::NONE),
@@ -89,5 +113,39 @@ mod tests {
             &mut fx,
         );
         assert!(matches!(fx.as_slice(), [Effect::Quit { code: 0 }]));
+    }
+
+    /// The popup's keys are the key map's: a `[keys] notice.dismiss` override moves them,
+    /// and the footer says so.
+    #[test]
+    fn the_popup_keys_come_from_the_key_map() {
+        let mut s = state();
+        let problems = s
+            .keymap
+            .apply_overrides(&std::collections::BTreeMap::from([(
+                "notice.dismiss".to_owned(),
+                vec!["x".to_owned()],
+            )]));
+        assert_eq!(problems, Vec::<String>::new());
+        fn hints(km: &Keymap) -> Vec<String> {
+            popup_hints(km)
+                .into_iter()
+                .map(|(k, w)| format!("{k} {w}"))
+                .collect()
+        }
+        assert_eq!(hints(&s.keymap), ["x dismiss", "↑↓ scroll"]);
+        let mut fx = Vec::new();
+        on_key(&mut s, &key(KeyCode::Esc, KeyModifiers::NONE), &mut fx);
+        assert!(s.notices.popup().is_some(), "esc no longer dismisses");
+        on_key(
+            &mut s,
+            &key(KeyCode::Char('x'), KeyModifiers::NONE),
+            &mut fx,
+        );
+        assert!(s.notices.popup().is_none());
+        assert_eq!(
+            hints(&Keymap::default()),
+            ["esc/enter/q dismiss", "↑↓ scroll"]
+        );
     }
 }

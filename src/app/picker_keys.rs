@@ -177,8 +177,8 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 state.mode = Mode::Problems { scroll: 0 };
             }
         }
-        Action::Dismiss if !state.notices.is_empty() => {
-            state.notices.remove(0);
+        Action::Dismiss if state.notices.has_status() => {
+            state.notices.dismiss(super::notice::NoticeKind::Status);
         }
         Action::Back => {
             if state.picker.query.text().is_empty() {
@@ -256,7 +256,7 @@ pub(crate) fn view_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>
 
 pub(crate) fn on_mouse(state: &mut AppState, m: MouseEvent) {
     let area = Rect::new(0, 0, state.viewport.0, state.viewport.1);
-    if state.mode != Mode::Normal || state.notice.is_some() || too_small(area) {
+    if state.mode != Mode::Normal || state.notices.popup().is_some() || too_small(area) {
         return;
     }
     if let Screen::View { view, .. } = &mut state.screen {

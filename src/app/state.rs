@@ -249,15 +249,13 @@ pub struct AppState {
     /// Whether the confirmation on screen (if any) has been drawn: until then its keys do
     /// nothing, so a burst of keys cannot confirm what the user never saw.
     pub confirm_drawn: bool,
-    /// Notices that stay until dismissed (`dismiss`, ctrl+x): unreadable files, config
-    /// problems. The first is shown in the status line.
-    pub notices: Vec<String>,
+    /// Notices that stay until dismissed: in the status line (unreadable files) or over the
+    /// screen (config problems at start).
+    pub notices: super::notice::Notices,
     /// File writes asked for and not yet reported back.
     pub writes_in_flight: usize,
     /// Quit was asked for while a write was in flight: quit when it is done.
     pub quit_when_idle: bool,
-    /// The start-up notice (config problems), over everything until dismissed.
-    pub notice: Option<super::notice::Notice>,
 }
 
 impl AppState {
@@ -275,10 +273,9 @@ impl AppState {
             options,
             dirty: true,
             confirm_drawn: false,
-            notices: Vec::new(),
+            notices: Default::default(),
             writes_in_flight: 0,
             quit_when_idle: false,
-            notice: None,
         }
     }
 

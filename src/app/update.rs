@@ -100,7 +100,7 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::Mouse(m) => on_mouse(state, m),
-        Event::Paste(_) if state.notice.is_some() => {}
+        Event::Paste(_) if state.notices.popup().is_some() => {}
         Event::Paste(text) if matches!(state.screen, Screen::View { .. }) => {
             if let Screen::View { view, .. } = &mut state.screen {
                 view_update::paste(view, &text);
@@ -316,7 +316,7 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
                     "{n} file{} could not be read as sessions · {key} lists them",
                     if n == 1 { "" } else { "s" }
                 );
-                state.notices.push(text);
+                state.notices.push_status(text);
             }
         }
     }

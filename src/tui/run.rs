@@ -110,7 +110,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);
-    state.notice = Notice::config_problems(problems);
+    state.notices.extend(Notice::config_problems(problems));
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;

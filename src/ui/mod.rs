@@ -43,8 +43,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
     }
-    if let Some(n) = &state.notice {
-        notice::draw_notice(frame, area, n, &Theme::of(state));
+    if let Some(n) = state.notices.popup() {
+        let scroll = state.notices.scroll;
+        notice::draw_notice(frame, area, n, scroll, &Theme::of(state), &state.keymap);
     }
 }
 

@@ -53,7 +53,7 @@ fn footer_words(state: &AppState) -> Vec<(Action, &'static str)> {
     if state.options.print_mode {
         words.push((Action::Open, "print path"));
     }
-    if !state.notices.is_empty() {
+    if state.notices.has_status() {
         words.push((Action::Dismiss, "dismiss"));
     }
     words
@@ -138,13 +138,8 @@ fn status_line(state: &AppState, width: u16) -> Line<'static> {
         };
         return Line::styled(sanitize_line(&s.text).into_owned(), style);
     }
-    if let Some(first) = state.notices.first() {
-        let more = state.notices.len() - 1;
-        let mut text = format!("⚠ {}", sanitize_line(first));
-        if more > 0 {
-            text.push_str(&format!(" (+{more} more)"));
-        }
-        return Line::styled(text, t.warning);
+    if let Some(line) = super::notice::status_line(&state.notices, t) {
+        return line;
     }
     let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     // Whole hints only: the ones that do not fit are dropped, never cut.
