@@ -4,6 +4,7 @@ pub mod actions;
 pub mod binding;
 pub mod config;
 pub mod event;
+pub mod first_run;
 pub mod format;
 pub mod help;
 pub mod keymap;

@@ -4,6 +4,7 @@
 use unicode_width::UnicodeWidthStr;
 
 use crate::model::info::SessionInfo;
+use crate::text::count::{counted, counted_s};
 
 use super::format::{format_date, human_count, one_line, shorten_home, wrap_text};
 use super::state::PreviewSlot;
@@ -48,13 +49,11 @@ pub(crate) fn meta_lines(
     }
     lines.push(field("active", format_date(info.modified_ms)));
     let counts = format!(
-        "{} messages · {} entries · {} branch{} · {} label{}",
-        info.message_count,
-        info.entry_count,
-        info.leaf_count,
-        if info.leaf_count == 1 { "" } else { "es" },
-        info.label_count,
-        if info.label_count == 1 { "" } else { "s" },
+        "{} · {} · {} · {}",
+        counted_s(info.message_count, "message"),
+        counted(info.entry_count, "entry", "entries"),
+        counted(info.leaf_count, "branch", "branches"),
+        counted_s(info.label_count, "label"),
     );
     lines.push(field("counts", one_line(&counts, value_w)));
     if info.total_tokens > 0 || info.cost > 0.0 {

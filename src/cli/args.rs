@@ -12,30 +12,52 @@ use crate::storage::roots::SessionRoot;
 /// Options shared by the browser and every subcommand.
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
-    /// Scan this folder instead of the default roots (repeatable). A root of per-cwd folders
-    /// or a flat folder of .jsonl files.
-    #[arg(long = "session-dir", value_name = "DIR", global = true)]
+    /// Read sessions from this folder instead of pi's and Atomic's (repeatable): a folder of
+    /// per-cwd folders, as the agents keep, or a flat folder of .jsonl files. It must exist.
+    #[arg(
+        long = "session-dir",
+        value_name = "DIR",
+        global = true,
+        value_parser = existing_folder
+    )]
     pub session_dirs: Vec<PathBuf>,
-    /// The agent of the --session-dir folders (default: from the path or the files).
+    /// The agent that wrote the --session-dir folders (default: from the path, `.atomic`
+    /// means Atomic, or from each file).
     #[arg(long, value_enum, global = true)]
     pub agent: Option<AgentArg>,
-    /// Use the bundled demo sessions (a temporary copy; the originals are never written).
+    /// Use the bundled demo sessions instead of yours (a temporary copy: the demo can be
+    /// labelled, renamed and deleted freely; nothing of yours is read or written).
     #[arg(long, global = true)]
     pub demo: bool,
-    /// Do not read or write the index cache.
+    /// Do not read or write the index cache (every file is read again).
     #[arg(long, global = true)]
     pub no_cache: bool,
-    /// Browser: show sessions of every folder, not just the current one.
+    /// Browser: start with the sessions of every folder, not just the current one.
     #[arg(long)]
     pub all: bool,
-    /// Browser: act as a picker for scripts: Enter prints the chosen path, Esc exits 1.
+    /// Browser: act as a picker for scripts: Enter prints the chosen session's path and
+    /// exits 0, Esc exits 1.
     #[arg(long)]
     pub print: bool,
 }
 
+/// `--session-dir`'s check: a folder that exists (a mistyped one is a usage error, exit 2,
+/// not an empty list).
+fn existing_folder(arg: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(arg);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Ok(path),
+        Ok(_) => Err("not a folder".to_owned()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err("no such folder".to_owned()),
+        Err(e) => Err(format!("cannot read it: {e}")),
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum AgentArg {
+    /// pi (the coding agent).
     Pi,
+    /// Atomic (pi's fork with workflows).
     Atomic,
 }
 
@@ -50,8 +72,12 @@ impl From<AgentArg> for Dialect {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum CacheAction {
-    /// Remove the cache.
-    Clear,
+    /// Remove the index cache (it is rebuilt on the next run; sessions are not touched).
+    Clear {
+        /// Print JSON (`{"removed": PATH or null}`) instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The roots a run scans.

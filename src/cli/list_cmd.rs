@@ -1,30 +1,50 @@
 //! `grove list`: the sessions of a folder (or all), as text or JSON, or those a search finds.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use unicode_width::UnicodeWidthStr;
 
 use super::args::GlobalArgs;
 use super::error::CliError;
 use super::json::write_sessions_json;
 use super::list_query;
+use super::output::home_dir;
+use crate::app::first_run::{TRY_DEMO_OR_DIR, searched_summary};
 use crate::model::info::SessionInfo;
 use crate::storage::index::{Index, ListOptions};
 use crate::storage::roots::SessionRoot;
 use crate::storage::scan::Listing;
-use crate::text::sanitize::sanitize_line;
+use crate::text::count::counted_s;
+use crate::text::paths::shorten_home;
+use crate::text::sanitize::{sanitize_line, sanitize_path, truncate_width};
+
+/// `grove list`'s examples.
+pub const EXAMPLES: &str = "\
+Examples:
+  grove list                         this folder's sessions
+  grove list --all                   every folder's
+  grove list --cwd ~/code/app        another folder's
+  grove list --query 'parser bug'    sessions with both words, best match first
+  grove list --query '\"exact phrase\"' --sort recent
+  grove list --query 're:fn\\s+main' regular expressions
+  grove list --all --json | jq '.[] | .path'
+
+Columns: the id (its shortest unique prefix: give it to show, tree, label, ...), the number
+of messages, the last activity, the session's folder (cwd) and its name or first message.";
 
 /// `grove list`'s arguments.
 #[derive(Debug, Clone, Args)]
 pub struct ListArgs {
-    /// Every session of every folder.
+    /// Every session of every folder (not only the current folder's).
     #[arg(long)]
     pub all: bool,
-    /// Sessions of this directory instead of the current one.
+    /// The sessions of this folder instead of the current one.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Include Atomic's internal workflow sessions.
+    /// Include Atomic's internal workflow sessions (hidden by default, as in Atomic).
     #[arg(long)]
     pub include_internal: bool,
     /// Only sessions matching this search, as the picker finds them (pi 1.6.0's rules:
@@ -34,6 +54,7 @@ pub struct ListArgs {
     /// The order of --query results ("threaded" lists like "relevance", as in the picker).
     #[arg(long, value_enum, requires = "query", default_value_t)]
     pub sort: list_query::ListSort,
+    /// Print JSON (an array of pi's session fields plus grove's) instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -86,19 +107,28 @@ pub fn run(
         return list_query::print_matches(out, &sessions, &q, sort, json);
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, out);
-    if json {
+    if sessions.is_empty() {
+        let elsewhere = listing
+            .sessions
+            .iter()
+            .filter(|s| include_internal || !s.internal)
+            .count();
+        let hint = empty_hint(roots, cwd.as_deref(), elsewhere);
+        if json {
+            write_sessions_json(&mut out, &sessions)?;
+            let mut err = io::stderr().lock();
+            for line in hint.lines() {
+                let _ = writeln!(err, "grove: {line}");
+            }
+        } else {
+            writeln!(out, "{hint}")?;
+        }
+    } else if json {
         write_sessions_json(&mut out, &sessions)?;
     } else {
-        for s in sessions {
-            writeln!(
-                out,
-                "{}  {:>5}  {}  {}",
-                short_id(&s.id),
-                s.message_count,
-                s.modified_iso(),
-                sanitize_line(&crate::text::sanitize::truncate_width(s.title(), 100))
-            )?;
-        }
+        // Prefixes unique among every session grove knows, so each resolves in `grove show`.
+        let prefixes = unique_prefix_lens(listing.sessions.iter().map(|s| s.id.as_str()));
+        write_table(&mut out, &sessions, &prefixes)?;
     }
     out.flush()?;
     // Freeing 10k rows one by one costs more than the rest of a warm listing; the
@@ -124,6 +154,149 @@ fn same_cwd(session_cwd: &str, cwd: &Path) -> bool {
     crate::text::paths::same_folder(session_cwd, cwd)
 }
 
-fn short_id(id: &str) -> String {
-    sanitize_line(id.get(..8).unwrap_or(id)).into_owned()
+/// Ids are shown from this many characters on, as git abbreviates commits.
+const MIN_PREFIX: usize = 8;
+/// The folder column is cut at this many cells.
+const MAX_FOLDER: usize = 40;
+
+/// For each id, the byte length of its shortest prefix of at least [`MIN_PREFIX`] characters
+/// that no other id starts with (git's rule; pi's time-ordered ids share their first 8 hex
+/// digits when made close together). An id that is a prefix of another is shown whole.
+fn unique_prefix_lens<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+    let mut sorted: Vec<&str> = ids.collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let mut lens = HashMap::with_capacity(sorted.len());
+    for (i, id) in sorted.iter().enumerate() {
+        let before = i.checked_sub(1).map_or(0, |p| common(sorted[p], id));
+        let after = sorted.get(i + 1).map_or(0, |n| common(id, n));
+        let min = id
+            .char_indices()
+            .nth(MIN_PREFIX)
+            .map_or(id.len(), |(b, _)| b);
+        let mut len = (before.max(after) + 1).max(min).min(id.len());
+        while !id.is_char_boundary(len) {
+            len += 1;
+        }
+        lens.insert(*id, len);
+    }
+    lens
+}
+
+/// The human listing: a header line, then one row per session.
+fn write_table(
+    out: &mut dyn Write,
+    sessions: &[&SessionInfo],
+    prefixes: &HashMap<&str, usize>,
+) -> io::Result<()> {
+    let home = home_dir();
+    let id_of = |s: &SessionInfo| {
+        let len = prefixes.get(s.id.as_str()).copied().unwrap_or(s.id.len());
+        sanitize_line(s.id.get(..len).unwrap_or(&s.id)).into_owned()
+    };
+    let folder_of = |s: &SessionInfo| {
+        if s.cwd.is_empty() {
+            return "-".to_owned();
+        }
+        let shown = sanitize_line(&shorten_home(&s.cwd, home.as_deref())).into_owned();
+        truncate_width(&shown, MAX_FOLDER).into_owned()
+    };
+    let id_w = sessions
+        .iter()
+        .map(|s| id_of(s).width())
+        .max()
+        .unwrap_or(0)
+        .max(2);
+    let folder_w = sessions
+        .iter()
+        .map(|s| folder_of(s).width())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let pad =
+        |text: &str, w: usize| format!("{text}{}", " ".repeat(w.saturating_sub(text.width())));
+    writeln!(
+        out,
+        "{}  {:>5}  {:<24}  {}  TITLE",
+        pad("ID", id_w),
+        "MSGS",
+        "LAST ACTIVITY",
+        pad("FOLDER", folder_w)
+    )?;
+    for s in sessions {
+        let title = sanitize_line(s.title()).into_owned();
+        writeln!(
+            out,
+            "{}  {:>5}  {:<24}  {}  {}",
+            pad(&id_of(s), id_w),
+            s.message_count,
+            s.modified_iso(),
+            pad(&folder_of(s), folder_w),
+            truncate_width(&title, 100)
+        )?;
+    }
+    Ok(())
+}
+
+/// What an empty listing says: where grove looked and how to see sessions.
+fn empty_hint(roots: &[SessionRoot], cwd: Option<&Path>, elsewhere: usize) -> String {
+    let home = home_dir();
+    let mut text = match cwd {
+        Some(dir) => format!(
+            "No sessions for {}.",
+            sanitize_path(&shorten_home(&dir.to_string_lossy(), home.as_deref()))
+        ),
+        None => "No sessions.".to_owned(),
+    };
+    if cwd.is_some() && elsewhere > 0 {
+        text.push_str(&format!(
+            "\n{} in other folders: `grove list --all` lists them.",
+            counted_s(elsewhere as u64, "session")
+        ));
+        return text;
+    }
+    text.push_str(&format!(
+        "\nLooked in: {}.\n{}",
+        searched_summary(roots, home.as_deref()),
+        TRY_DEMO_OR_DIR
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_grow_until_unique_from_eight_characters_on() {
+        let ids = [
+            "d1000000-0000-4000-8000-000000000001",
+            "d1000000-0000-4000-8000-000000000002",
+            "d1000000-0000-4000-8000-000000000013",
+            "a2345678ffff",
+            "short",
+            "abc",
+            "abcdefghij",
+            "abcdefghijk",
+            "ééééééééééé1",
+            "ééééééééééé2",
+        ];
+        let lens = unique_prefix_lens(ids.iter().copied());
+        let shown = |id: &'static str| &id[..lens[id]];
+        assert_eq!(shown(ids[0]), "d1000000-0000-4000-8000-000000000001");
+        assert_eq!(shown(ids[2]), "d1000000-0000-4000-8000-00000000001");
+        assert_eq!(shown(ids[3]), "a2345678");
+        assert_eq!(shown("short"), "short");
+        assert_eq!(shown("abc"), "abc");
+        // A prefix of another id is shown whole (an exact id resolves first).
+        assert_eq!(shown("abcdefghij"), "abcdefghij");
+        assert_eq!(shown("abcdefghijk"), "abcdefghijk");
+        assert_eq!(shown("ééééééééééé1"), "ééééééééééé1");
+        for id in ids {
+            let p = shown(id);
+            let starts: Vec<_> = ids.iter().filter(|o| o.starts_with(p)).collect();
+            assert!(starts.len() == 1 || starts.iter().any(|o| **o == p), "{p}");
+        }
+    }
 }

@@ -25,9 +25,12 @@ const HITS_PER_SESSION: usize = 100;
 /// `--sort` with a query. "threaded" lists like "relevance", as in pi's picker.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
 pub enum ListSort {
+    /// Best match first (pi 1.6.0's tiers and scores; ties: most recent).
     #[default]
     Relevance,
+    /// Most recent activity first.
     Recent,
+    /// As relevance (the picker's threaded view nests forks under their parent).
     Threaded,
 }
 

@@ -80,3 +80,8 @@ pub fn load_for_write(path: &Path) -> Result<crate::model::tree::Session, CliErr
 pub fn shown_path(p: &Path) -> String {
     crate::text::sanitize::sanitize_path(&p.to_string_lossy()).into_owned()
 }
+
+/// The home folder, shown as `~` at the start of paths.
+pub fn home_dir() -> Option<String> {
+    directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned())
+}

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::{CliError, msg};
-use super::output::load_for_write;
+use super::output::{home_dir, load_for_write};
+use crate::app::first_run::searched_summary;
 use crate::model::context::{Dialect, LeafChoice};
 use crate::model::info::SessionInfo;
 use crate::model::tree::Session;
@@ -35,16 +36,18 @@ pub fn resolve_session(
         Some(found) if no_cache || session_matches(&found.0, found.1, arg) => Ok(found),
         Some(_) => {
             let listing = Index::disabled().list(roots, ListOptions::default(), |_| {});
-            pick_session(&listing.sessions, arg)?.ok_or_else(|| no_session(arg))
+            pick_session(&listing.sessions, arg)?.ok_or_else(|| no_session(arg, roots))
         }
-        None => Err(no_session(arg)),
+        None => Err(no_session(arg, roots)),
     }
 }
 
-fn no_session(arg: &str) -> CliError {
+fn no_session(arg: &str, roots: &[SessionRoot]) -> CliError {
     msg(format!(
-        "no session matches {} (give a path, an id or unique id prefix, or an exact name)",
-        sanitize_line(arg)
+        "no session matches {} (give a path, an id or unique id prefix, or an exact name; \
+         `grove list --all` lists them)\nlooked in: {}",
+        sanitize_line(arg),
+        searched_summary(roots, home_dir().as_deref())
     ))
 }
 

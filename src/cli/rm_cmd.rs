@@ -15,10 +15,20 @@ use super::resolve::resolve_session;
 use super::trash_cmd;
 use crate::storage::roots::SessionRoot;
 use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
+use crate::text::count::counted_s;
+
+/// `grove rm`'s examples.
+pub const EXAMPLES: &str = "\
+Examples:
+  grove rm 01973299              asks, then moves the file (and its .bak files) to the trash
+  grove rm 01973299 --yes        without asking (needed when stdin is not a terminal)
+  grove trash restore '/path/of/the/session.jsonl'    undoes it, byte for byte
+  grove rm 01973299 --permanent  deletes for good after a second, typed confirmation";
 
 /// `grove rm`'s arguments.
 #[derive(Debug, Clone, Args)]
 pub struct RmArgs {
+    /// The session: an id or unique id prefix, an exact name, or the path of its file.
     pub session: String,
     /// Do not ask for confirmation.
     #[arg(long)]
@@ -26,6 +36,9 @@ pub struct RmArgs {
     /// Delete for good instead of moving to the trash (asks again unless --yes).
     #[arg(long)]
     pub permanent: bool,
+    /// Print JSON (`{trashed: [paths], undo}` or `{deleted, permanent}`) instead of a sentence.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `grove rm`.
@@ -37,10 +50,16 @@ pub fn run(
 ) -> Result<(), CliError> {
     let (path, _) = resolve_session(roots, &args.session, global.skip_cache())?;
     check_in_roots(&path, roots)?;
-    rm(out, &path, args.yes, args.permanent)
+    rm(out, &path, args.yes, args.permanent, args.json)
 }
 
-fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<(), CliError> {
+fn rm(
+    out: &mut dyn Write,
+    path: &Path,
+    yes: bool,
+    permanent: bool,
+    json_out: bool,
+) -> Result<(), CliError> {
     let shown = shown_path(path);
     let interactive = io::stdin().is_terminal();
     if !yes {
@@ -65,25 +84,35 @@ fn rm(out: &mut dyn Write, path: &Path, yes: bool, permanent: bool) -> Result<()
             return Err(msg("permanent deletion needs --yes"));
         }
         let removed = delete_permanently(path)?;
-        report_done(
-            out,
-            &format!("{shown} was deleted permanently"),
-            &to_json(&json!({"deleted": paths_json(&removed), "permanent": true})),
-        )?;
+        let report = if json_out {
+            to_json(&json!({"deleted": paths_json(&removed), "permanent": true}))
+        } else {
+            format!(
+                "Deleted {shown} permanently ({}).",
+                counted_s(removed.len() as u64, "file")
+            )
+        };
+        report_done(out, &format!("{shown} was deleted permanently"), &report)?;
         return Ok(());
     }
     match trash_session(path) {
         Ok(t) => {
             let undo = trash_cmd::undo_command(t.paths.first().map_or(path, |p| p.as_path()));
-            let _ = writeln!(
-                io::stderr().lock(),
-                "grove: moved to the trash; to undo: {undo}"
-            );
-            report_done(
-                out,
-                &format!("{shown} was moved to the trash"),
-                &to_json(&json!({"trashed": paths_json(&t.paths), "undo": undo})),
-            )
+            let report = if json_out {
+                // The sentence's undo hint, for the person running the script.
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "grove: moved to the trash; to undo: {undo}"
+                );
+                to_json(&json!({"trashed": paths_json(&t.paths), "undo": undo}))
+            } else {
+                let backups = match t.paths.len().saturating_sub(1) {
+                    0 => String::new(),
+                    n => format!(" with {}", counted_s(n as u64, "backup")),
+                };
+                format!("Moved {shown}{backups} to the trash. To undo: {undo}")
+            };
+            report_done(out, &format!("{shown} was moved to the trash"), &report)
         }
         Err(e) => Err(msg(format!(
             "{e}\nNothing was deleted. To delete for good, run again with --permanent."

@@ -12,12 +12,22 @@ use super::json::to_json;
 use super::output::{path_json, paths_json, report_done};
 use crate::model::entry::format_iso_ms;
 use crate::storage::restore::{TrashedSession, list_trashed_sessions, restore_trashed};
+use crate::text::count::counted_s;
 use crate::text::sanitize::sanitize_path;
+
+/// `grove trash`'s examples.
+pub const EXAMPLES: &str = "\
+Examples:
+  grove trash list                     deletion time and original path of each trashed session
+  grove trash restore '/home/me/.pi/agent/sessions/--home-me-app--/2025-06-02T10-00-00-000Z_0197....jsonl'
+  grove trash restore 2025-06-02T10-00-00-000Z_0197....jsonl    by file name, when only one has it
+(The browser's trash view, alt+t in the picker, does the same.)";
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum TrashAction {
     /// List the session files in the trash: deletion time and original path.
     List {
+        /// Print JSON (`[{name, originalPath, deleted, inTrash, backups}]`) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -25,6 +35,7 @@ pub enum TrashAction {
     Restore {
         /// The session's original path (or its file name, when only one has it).
         session: String,
+        /// Print JSON (`{restored: [paths]}`) instead of sentences.
         #[arg(long)]
         json: bool,
     },
@@ -52,10 +63,13 @@ pub fn list(out: &mut dyn Write, json_out: bool) -> Result<(), CliError> {
         writeln!(out, "{}", to_json(&v))?;
         return Ok(());
     }
+    if sessions.is_empty() {
+        writeln!(out, "No session files in the trash.")?;
+    }
     for s in &sessions {
         let backups = match s.backups.len() {
             0 => String::new(),
-            n => format!("  (+{n} backup{})", if n == 1 { "" } else { "s" }),
+            n => format!("  (+{})", counted_s(n as u64, "backup")),
         };
         writeln!(
             out,
@@ -111,7 +125,7 @@ pub fn restore(out: &mut dyn Write, arg: &str, json_out: bool) -> Result<(), Cli
     } else {
         restored
             .iter()
-            .map(|p| format!("restored {}", sanitize_path(&p.to_string_lossy())))
+            .map(|p| format!("Restored {}.", sanitize_path(&p.to_string_lossy())))
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -364,7 +364,12 @@ impl InfoBuilder {
             Some(t) if t > 0 => t,
             _ => created_ms.unwrap_or(mtime_ms),
         };
-        let leaf_count = self.nodes.values().filter(|f| **f == IS_ID).count() as u64;
+        // A v1 file has no ids: pi reads it as one chain of its entries, so one branch.
+        let leaf_count = if header.version < 2 && self.nodes.is_empty() && self.entry_count > 0 {
+            1
+        } else {
+            self.nodes.values().filter(|f| **f == IS_ID).count() as u64
+        };
         let summary = match (&self.summary, self.summary_retired) {
             (Some((s, through)), false)
                 if Some(through.as_str()) == self.last_conversation_id.as_deref() =>

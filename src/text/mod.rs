@@ -2,5 +2,6 @@
 //! what a view can show, and path display.
 
 pub mod clip;
+pub mod count;
 pub mod paths;
 pub mod sanitize;

@@ -120,7 +120,10 @@ pub fn draw_session_view(
                 .map(|a| state.session.tree.path_to(a).len())
                 .unwrap_or(0);
             lines.push(Line::styled(
-                format!("The resumed branch holds {depth} entries. One line is appended; nothing is removed."),
+                format!(
+                    "The resumed branch holds {}. One line is appended; nothing is removed.",
+                    crate::text::count::counted(depth as u64, "entry", "entries")
+                ),
                 theme.muted,
             ));
             draw_confirm(
@@ -159,7 +162,11 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &
             Style::new().add_modifier(Modifier::BOLD),
         ),
         Span::styled(
-            format!("  {} · {entries} entries", state.dialect),
+            format!(
+                "  {} · {}",
+                state.dialect,
+                crate::text::count::counted(entries as u64, "entry", "entries")
+            ),
             theme.muted,
         ),
     ];
