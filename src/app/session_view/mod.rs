@@ -6,6 +6,7 @@
 //! the results back with [`apply_outcome`]. Rendering is `ui::session_view::draw_session_view`.
 //! This file only names the parts; each lives in its own file.
 
+mod body;
 pub mod geometry;
 pub mod io;
 pub mod outcome;
