@@ -152,7 +152,12 @@ pub(crate) fn draw_tree_pane(
                 st = st.add_modifier(Modifier::BOLD);
             }
             if is_hit {
-                st = st.add_modifier(Modifier::UNDERLINED);
+                // Without colours only bold, italic and reverse are used.
+                st = st.add_modifier(if theme.color {
+                    Modifier::UNDERLINED
+                } else {
+                    Modifier::ITALIC
+                });
             }
             spans.push(Span::styled(t, st));
         }

@@ -100,7 +100,7 @@ impl SessionViewState {
     }
 
     /// Width and height of the transcript text.
-    pub(crate) fn transcript_size(&self) -> (usize, usize) {
+    pub fn transcript_size(&self) -> (usize, usize) {
         let l = layout(self.viewport);
         let i = inner(l.transcript);
         (i.width.max(1) as usize, i.height.max(1) as usize)
