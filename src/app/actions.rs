@@ -103,6 +103,12 @@ pub enum Action {
     SwitchPane,
     Expand,
     ExpandAll,
+    /// `<`: the tree pane narrower.
+    NarrowTree,
+    /// `>`: the tree pane wider.
+    WidenTree,
+    /// `z`: the focused pane full-screen, or back.
+    Zoom,
     Label,
     Checkout,
     Fork,
@@ -135,7 +141,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 50] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -169,6 +175,9 @@ impl Action {
         Action::SwitchPane,
         Action::Expand,
         Action::ExpandAll,
+        Action::NarrowTree,
+        Action::WidenTree,
+        Action::Zoom,
         Action::Label,
         Action::Checkout,
         Action::Fork,
@@ -273,6 +282,21 @@ impl Action {
                 "expand / collapse the first folded block on screen",
             ),
             A::ExpandAll => ("expand-all", None, "expand / collapse every block"),
+            A::NarrowTree => (
+                "narrow-tree",
+                None,
+                "tree pane narrower (kept while grove runs)",
+            ),
+            A::WidenTree => (
+                "widen-tree",
+                Some("wider"),
+                "tree pane wider (kept while grove runs)",
+            ),
+            A::Zoom => (
+                "zoom",
+                Some("zoom"),
+                "focused pane full-screen, or back (tab switches the pane shown)",
+            ),
             A::Label => (
                 "label",
                 Some("label"),

@@ -273,6 +273,8 @@ pub struct AppState {
     pub quit_when_idle: bool,
     /// The start-up notice (config problems), over everything until dismissed.
     pub notice: Option<super::notice::Notice>,
+    /// The session view's pane sizes as last left: the next session opens with them.
+    pub view_panes: crate::app::session_view::geometry::Panes,
 }
 
 impl AppState {
@@ -294,6 +296,7 @@ impl AppState {
             writes_in_flight: 0,
             quit_when_idle: false,
             notice: None,
+            view_panes: Default::default(),
         }
     }
 

@@ -1,17 +1,13 @@
 //! The transcript of a branch as display lines: the context the agent would get when resuming
-//! at the selected entry, rendered ([`super::body`]) into logical lines of styled spans,
-//! sanitised. Wrapping happens at draw time and only for the lines on screen.
+//! at the selected entry, rendered ([`super::body`] lays the messages out) into logical lines
+//! of styled spans, sanitised. Wrapping happens at draw time and only for the lines on screen.
 
-use std::collections::HashSet;
 use std::ops::Range;
 
 use unicode_width::UnicodeWidthChar;
 
-use super::body::Builder;
-use crate::model::context::{ContextPlan, SessionContext};
 use crate::model::flatten::{contains_all, search_tokens};
 use crate::model::render;
-use crate::model::tree::Session;
 
 /// Tool output, bash output and summaries longer than this many lines start collapsed.
 pub const COLLAPSE_OVER: usize = 12;
@@ -130,132 +126,6 @@ impl Transcript {
                 self.message_count
             )
         }
-    }
-}
-
-/// Lays out the whole transcript of a context; `toggled` holds the blocks the user opened.
-pub fn build(ctx: &SessionContext, toggled: &HashSet<FoldKey>) -> Transcript {
-    let mut b = Builder {
-        out: Transcript::default(),
-        toggled,
-    };
-    for (mi, cm) in ctx.messages.iter().enumerate() {
-        b.out.starts.push(b.out.lines.len());
-        b.message(mi, &cm.message);
-    }
-    if ctx.messages.is_empty() {
-        b.empty();
-    }
-    b.out.message_count = ctx.messages.len();
-    b.out
-}
-
-/// A branch's messages, made from their entries as they are laid out.
-pub struct Messages<'a> {
-    pub session: &'a Session,
-    pub plan: &'a ContextPlan,
-    pub toggled: &'a HashSet<FoldKey>,
-}
-
-/// The lines of one message, its folds counted from its first line.
-struct Block {
-    lines: Vec<TLine>,
-    folds: Vec<(FoldKey, usize, usize)>,
-    unavailable: Option<String>,
-}
-
-impl Messages<'_> {
-    pub fn count(&self) -> usize {
-        self.plan.messages.len()
-    }
-
-    fn block(&self, mi: usize) -> Block {
-        let (message, unavailable) = self.plan.message(self.session, mi);
-        let mut b = Builder {
-            out: Transcript::default(),
-            toggled: self.toggled,
-        };
-        if let Some(m) = message {
-            b.message(mi, &m);
-        }
-        Block {
-            lines: b.out.lines,
-            folds: b.out.folds,
-            unavailable,
-        }
-    }
-
-    /// Lays out the messages around `anchor`: it and those after it until `after` lines,
-    /// those before it until `before` lines (whole messages, so a little more).
-    pub fn window(&self, anchor: usize, before: usize, after: usize) -> Transcript {
-        let count = self.count();
-        let mut out = Transcript {
-            message_count: count,
-            ..Transcript::default()
-        };
-        if count == 0 {
-            let mut b = Builder {
-                out,
-                toggled: self.toggled,
-            };
-            b.empty();
-            return b.out;
-        }
-        let anchor = anchor.min(count - 1);
-        let mut back: Vec<Block> = Vec::new();
-        let mut lines_before = 0;
-        let mut first = anchor;
-        while first > 0 && lines_before < before {
-            first -= 1;
-            let block = self.block(first);
-            lines_before += block.lines.len();
-            back.push(block);
-        }
-        out.first = first;
-        let append = |out: &mut Transcript, block: Block| {
-            let base = out.lines.len();
-            out.starts.push(base);
-            out.folds.extend(
-                block
-                    .folds
-                    .into_iter()
-                    .map(|(k, a, b)| (k, a + base, b + base)),
-            );
-            out.lines.extend(block.lines);
-            if out.unavailable.is_none() {
-                out.unavailable = block.unavailable;
-            }
-        };
-        for block in back.into_iter().rev() {
-            append(&mut out, block);
-        }
-        let anchor_line = out.lines.len();
-        let mut mi = anchor;
-        while mi < count && (mi == anchor || out.lines.len() - anchor_line < after) {
-            append(&mut out, self.block(mi));
-            mi += 1;
-        }
-        out
-    }
-
-    /// Every (message, line within it) holding all tokens of `query`, over messages
-    /// `range`, one message made and laid out at a time. Code is not highlighted for it
-    /// (highlighting changes spans, never lines).
-    pub fn search(&self, query: &str, range: Range<usize>) -> Vec<(usize, usize)> {
-        let tokens = search_tokens(query);
-        if tokens.is_empty() {
-            return Vec::new();
-        }
-        let mut hits = Vec::new();
-        for mi in range {
-            let block = render::highlight::with_budget(0, || self.block(mi));
-            for (li, l) in block.lines.iter().enumerate() {
-                if contains_all(&l.text.to_lowercase(), &tokens) {
-                    hits.push((mi, li));
-                }
-            }
-        }
-        hits
     }
 }
 
