@@ -299,3 +299,36 @@ fn closing_the_view_frees_the_session_off_the_ui_thread() {
     let fx = h.take_effects();
     assert!(fx.iter().any(|e| matches!(e, Effect::Discard(_))), "{fx:?}");
 }
+
+#[test]
+fn the_tree_width_is_kept_for_the_run_and_the_zoom_is_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = Harness::with_options(120, 40, Options::default());
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    open_selected(&mut h);
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the session view");
+    };
+    let default_width = view.layout().tree.width;
+    h.key(KeyCode::Char('>'));
+    h.key(KeyCode::Char('>'));
+    h.key(KeyCode::Char('z'));
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("left the view");
+    };
+    assert!(view.panes.zoomed);
+    let chosen = view.panes.tree_share;
+    assert!(chosen.is_some());
+    // Leave, then open another session: the same width, no zoom.
+    h.key(KeyCode::Esc);
+    assert!(h.state.screen.is_picker());
+    h.key(KeyCode::Down);
+    open_selected(&mut h);
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the session view");
+    };
+    assert_eq!(view.panes.tree_share, chosen);
+    assert!(!view.panes.zoomed);
+    assert!(view.layout().tree.width > default_width);
+}

@@ -518,7 +518,7 @@ fn long_tool_results_collapse_and_expand() {
     let mut v = b.view();
     let text: Vec<&str> = v.transcript.lines.iter().map(|l| l.text.as_str()).collect();
     assert!(text.contains(&"▸ thinking · 2 lines"), "{text:?}");
-    assert!(text.contains(&"→ bash(command=\"seq 40\")"), "{text:?}");
+    assert!(text.contains(&"$ seq 40"), "{text:?}");
     assert!(
         text.contains(&"… 34 more lines (Enter expands)"),
         "{text:?}"

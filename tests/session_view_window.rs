@@ -6,7 +6,8 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use grove::app::session_view::transcript::{self, TLine};
+use grove::app::session_view::body;
+use grove::app::session_view::transcript::TLine;
 use grove::app::session_view::{Focus, SessionViewState, update};
 use grove::model::context::{Dialect, LeafChoice, build_context};
 use grove::model::parse::ParsedSession;
@@ -81,7 +82,7 @@ fn press(v: &mut SessionViewState, code: KeyCode) {
 /// The whole transcript of the leaf's branch, as it was laid out before windows.
 fn whole(v: &SessionViewState) -> (Vec<TLine>, Vec<usize>) {
     let ctx = build_context(&v.session, LeafChoice::Current, Dialect::Pi);
-    let t = transcript::build(&ctx, &HashSet::new());
+    let t = body::build(&ctx, &HashSet::new());
     (t.lines, t.starts)
 }
 

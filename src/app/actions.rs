@@ -108,6 +108,12 @@ pub enum Action {
     SwitchPane,
     Expand,
     ExpandAll,
+    /// `<`: the tree pane narrower.
+    NarrowTree,
+    /// `>`: the tree pane wider.
+    WidenTree,
+    /// `z`: the focused pane full-screen, or back.
+    Zoom,
     Label,
     Checkout,
     Fork,
@@ -140,7 +146,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 50] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -174,6 +180,9 @@ impl Action {
         Action::SwitchPane,
         Action::Expand,
         Action::ExpandAll,
+        Action::NarrowTree,
+        Action::WidenTree,
+        Action::Zoom,
         Action::Label,
         Action::Checkout,
         Action::Fork,
@@ -278,6 +287,21 @@ impl Action {
                 "expand / collapse the first folded block on screen",
             ),
             A::ExpandAll => ("expand-all", None, "expand / collapse every block"),
+            A::NarrowTree => (
+                "narrow-tree",
+                None,
+                "tree pane narrower (kept while grove runs)",
+            ),
+            A::WidenTree => (
+                "widen-tree",
+                Some("wider"),
+                "tree pane wider (kept while grove runs)",
+            ),
+            A::Zoom => (
+                "zoom",
+                Some("zoom"),
+                "focused pane full-screen, or back (tab switches the pane shown)",
+            ),
             A::Label => (
                 "label",
                 Some("label"),

@@ -90,6 +90,9 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(&[C::Transcript], A::SwitchPane, &["tab", "shift+tab"]);
     add(&[C::Transcript], A::Expand, &["enter", "space"]);
     add(&[C::Transcript], A::ExpandAll, &["x"]);
+    add(view, A::Zoom, &["z"]);
+    add(view, A::WidenTree, &[">"]);
+    add(view, A::NarrowTree, &["<"]);
     add(view, A::Label, &["L"]);
     add(view, A::Checkout, &["c"]);
     add(view, A::Fork, &["f"]);

@@ -99,6 +99,11 @@ pub(crate) fn view_effects(
                 if let Screen::View { view, .. } =
                     std::mem::replace(&mut state.screen, Screen::Picker)
                 {
+                    // The pane sizes are kept for the next session; a zoom is not.
+                    state.view_panes = crate::app::session_view::geometry::Panes {
+                        zoomed: false,
+                        ..view.panes
+                    };
                     fx.push(Effect::Discard(Arc::from(view)));
                 }
             }

@@ -256,6 +256,8 @@ pub struct AppState {
     pub writes_in_flight: usize,
     /// Quit was asked for while a write was in flight: quit when it is done.
     pub quit_when_idle: bool,
+    /// The session view's pane sizes as last left: the next session opens with them.
+    pub view_panes: crate::app::session_view::geometry::Panes,
 }
 
 impl AppState {
@@ -276,6 +278,7 @@ impl AppState {
             notices: Default::default(),
             writes_in_flight: 0,
             quit_when_idle: false,
+            view_panes: Default::default(),
         }
     }
 

@@ -345,6 +345,7 @@ fn on_session_opened(
             if view.viewport != area {
                 apply_resize(&mut view, area);
             }
+            view.set_panes(state.view_panes);
             state.screen = Screen::View { record, view };
         }
         Err(e) => {

@@ -78,6 +78,9 @@ impl FilterMode {
     }
 }
 
+/// Levels of branch gutters a row shows at most; a deeper row shows its depth as a number.
+pub const GUTTER_LEVELS_SHOWN: usize = 6;
+
 /// One level of vertical line drawn to the left of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gutter {
@@ -622,6 +625,32 @@ impl TreeNav {
 
     /// The dim prefix of a row: gutters, the `├─`/`└─` connector with its fold state, spaces.
     pub fn row_prefix(&self, row: &Row) -> String {
+        self.prefix_levels(row).concat()
+    }
+
+    /// [`Self::row_prefix`] in at most `max_cols` columns and [`GUTTER_LEVELS_SHOWN`] levels:
+    /// a deeper row shows its depth as a number (`·30 `) and its innermost levels only, so
+    /// its text keeps its room.
+    pub fn row_prefix_within(&self, row: &Row, max_cols: usize) -> String {
+        let levels = self.prefix_levels(row);
+        if levels.len() <= GUTTER_LEVELS_SHOWN && levels.len() * 3 <= max_cols {
+            return levels.concat();
+        }
+        let tag = format!("·{:>2} ", levels.len());
+        let room = max_cols.saturating_sub(tag.chars().count()) / 3;
+        let kept = room.clamp(1, GUTTER_LEVELS_SHOWN).min(levels.len());
+        let shown = tag.chars().count() + kept * 3;
+        if shown >= levels.len() * 3 && levels.len() * 3 <= max_cols {
+            // The number would take more room than the levels it stands for.
+            return levels.concat();
+        }
+        let mut out = tag;
+        out.push_str(&levels[levels.len() - kept..].concat());
+        out
+    }
+
+    /// The prefix's three-column cells, outermost first.
+    fn prefix_levels(&self, row: &Row) -> Vec<&'static str> {
         let display = self.display_indent(row) as usize;
         let connector = row.show_connector && !row.is_virtual_root_child;
         let connector_level = if connector {
@@ -638,24 +667,26 @@ impl TreeNav {
                 *slot = Some(g);
             }
         }
-        let mut out = String::with_capacity(display * 3);
+        let mut out = Vec::with_capacity(display);
         for (level, gutter) in at_level.iter().enumerate() {
-            if let Some(g) = gutter {
-                out.push(if g.show { '│' } else { ' ' });
-                out.push_str("  ");
+            out.push(if let Some(g) = gutter {
+                if g.show { "│  " } else { "   " }
             } else if Some(level) == connector_level {
-                out.push(if row.is_last { '└' } else { '├' });
-                out.push(if self.is_folded(row.entry) {
-                    '⊞'
-                } else if self.is_foldable(row.entry) {
-                    '⊟'
-                } else {
-                    '─'
-                });
-                out.push(' ');
+                match (
+                    row.is_last,
+                    self.is_folded(row.entry),
+                    self.is_foldable(row.entry),
+                ) {
+                    (true, true, _) => "└⊞ ",
+                    (false, true, _) => "├⊞ ",
+                    (true, false, true) => "└⊟ ",
+                    (false, false, true) => "├⊟ ",
+                    (true, false, false) => "└─ ",
+                    (false, false, false) => "├─ ",
+                }
             } else {
-                out.push_str("   ");
-            }
+                "   "
+            });
         }
         out
     }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::format::truncate_left;
 use crate::app::keymap::{Action, KeyContext, Keymap};
-use crate::app::session_view::{Mode, SessionViewState, layout, view_context};
+use crate::app::session_view::{Mode, SessionViewState, layout_with, view_context};
 use crate::app::text_input::TextInput;
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::footer::{footer_line, hints_line};
@@ -39,10 +39,15 @@ pub fn draw_session_view(
             keymap.keys_label(KeyContext::Confirm, Action::No)
         )
     };
-    let l = layout(area);
+    let l = layout_with(area, state.panes, state.focus);
     draw_header(frame, l.header, state, theme);
-    draw_tree_pane(frame, l.tree, state, theme);
-    draw_transcript_pane(frame, l.transcript, state, theme);
+    // A pane hidden by the zoom has no area.
+    if !l.tree.is_empty() {
+        draw_tree_pane(frame, l.tree, state, theme);
+    }
+    if !l.transcript.is_empty() {
+        draw_transcript_pane(frame, l.transcript, state, theme);
+    }
     draw_footer(frame, l.footer, state, theme, keymap);
     match &state.mode {
         Mode::Label { target, input } => {

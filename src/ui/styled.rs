@@ -39,3 +39,62 @@ pub(crate) fn tone_style(tone: Tone, t: &Theme) -> Style {
         Tone::Border => t.border,
     }
 }
+
+/// Spans cut to `width` columns, ending with `…` when something was cut (the `…` takes the
+/// last column).
+pub(crate) fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    use unicode_width::UnicodeWidthStr;
+    let total: usize = spans.iter().map(|s| s.content.width()).sum();
+    if total <= width {
+        return spans;
+    }
+    let mut room = width.saturating_sub(1);
+    let mut out = Vec::with_capacity(spans.len());
+    let mut last_style = Style::new();
+    for s in spans {
+        if room == 0 {
+            break;
+        }
+        last_style = s.style;
+        let w = s.content.width();
+        if w <= room {
+            room -= w;
+            out.push(s);
+            continue;
+        }
+        let mut kept = String::new();
+        for c in s.content.chars() {
+            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if cw > room {
+                break;
+            }
+            room -= cw;
+            kept.push(c);
+        }
+        out.push(Span::styled(kept, s.style));
+        room = 0;
+    }
+    if width > 0 {
+        out.push(Span::styled("…", last_style));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(spans: &[Span<'_>]) -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn cut_rows_end_with_an_ellipsis() {
+        let spans = || vec![Span::raw("ab"), Span::raw("漢字cd")];
+        assert_eq!(text(&fit_spans(spans(), 8)), "ab漢字cd");
+        assert_eq!(text(&fit_spans(spans(), 7)), "ab漢字…");
+        assert_eq!(text(&fit_spans(spans(), 4)), "ab…");
+        assert_eq!(text(&fit_spans(spans(), 1)), "…");
+        assert_eq!(text(&fit_spans(spans(), 0)), "");
+    }
+}

@@ -1,6 +1,6 @@
 //! Styles: the app's colour choices ([`Palette`]) turned into ratatui styles. Defaults suit
 //! dark and light terminals (named ANSI colours, so the terminal's own palette decides);
-//! `NO_COLOR` keeps only bold / reverse / underline so every state stays distinguishable.
+//! `NO_COLOR` keeps only bold / italic / reverse so every state stays distinguishable.
 
 use ratatui::style::{Color, Modifier, Style};
 
@@ -51,7 +51,7 @@ impl Default for Theme {
 
 impl Theme {
     /// The styles of a palette; without colours, the modifiers alone tell states apart.
-    pub(crate) fn from_palette(p: &Palette) -> Theme {
+    pub fn from_palette(p: &Palette) -> Theme {
         if !p.color {
             return Theme::monochrome();
         }
@@ -90,18 +90,18 @@ impl Theme {
         Theme::from_palette(&state.palette)
     }
 
-    /// No colours at all: for `NO_COLOR` and for dumb terminals.
+    /// No colours at all, only bold, italic and reverse: for `NO_COLOR` and dumb terminals.
     pub fn monochrome() -> Self {
         let plain = Style::new();
         Theme {
             accent: Style::new().add_modifier(Modifier::BOLD),
             muted: plain,
             named: Style::new().add_modifier(Modifier::ITALIC),
-            error: Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            error: Style::new().add_modifier(Modifier::BOLD),
             warning: Style::new().add_modifier(Modifier::BOLD),
             ok: Style::new().add_modifier(Modifier::BOLD),
             selected: Style::new().add_modifier(Modifier::REVERSED),
-            matched: Style::new().add_modifier(Modifier::UNDERLINED),
+            matched: Style::new().add_modifier(Modifier::BOLD),
             border: plain,
             user: plain,
             assistant: plain,

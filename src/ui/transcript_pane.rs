@@ -1,5 +1,5 @@
-//! The transcript pane: the selected branch's context, wrapped on the fly for the lines on
-//! screen only.
+//! The transcript pane: the selected branch's context as rendered lines (Markdown, code, diffs,
+//! commands), styled from the theme and wrapped on the fly for the lines on screen only.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,9 +7,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::session_view::transcript::{LineStyle, wrap};
+use crate::app::session_view::transcript::{LineStyle, TLine, wrap_ranges};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
 use crate::model::flatten::search_tokens;
+use crate::model::render;
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 use crate::ui::tree_pane::pane_block;
@@ -39,19 +40,20 @@ fn hit_style(base: Style, theme: &Theme) -> Style {
     }
 }
 
-/// Splits a row into spans with the query tokens highlighted (case-insensitive).
-fn highlighted(row: &str, tokens: &[String], base: Style, hit: Style) -> Vec<Span<'static>> {
-    let lower = row.to_lowercase();
-    if tokens.is_empty() || lower.len() != row.len() {
-        // Lower-casing changed byte offsets: mark the whole row instead.
-        let st = if tokens.is_empty() {
-            base
-        } else {
-            base.add_modifier(Modifier::REVERSED)
-        };
-        return vec![Span::styled(row.to_owned(), st)];
+/// The style of a rendered span on a line of base style `base`: the span's kind decides
+/// (colours only when the theme has them, see [`crate::ui::rendered::span_style`]).
+pub(crate) fn span_style(base: Style, span: &render::Span, theme: &Theme) -> Style {
+    base.patch(crate::ui::rendered::span_style(span, theme.color))
+}
+
+/// Which bytes of `text` hold a query token (case-insensitive); `None` when lower-casing
+/// moved byte offsets (then the whole line is marked).
+fn hit_marks(text: &str, tokens: &[String]) -> Option<Vec<bool>> {
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return None;
     }
-    let mut marks = vec![false; row.len()];
+    let mut marks = vec![false; text.len()];
     for t in tokens {
         let mut from = 0;
         while let Some(p) = lower[from..].find(t.as_str()) {
@@ -62,24 +64,68 @@ fn highlighted(row: &str, tokens: &[String], base: Style, hit: Style) -> Vec<Spa
             from = s + t.len().max(1);
         }
     }
-    let mut spans = Vec::new();
-    let mut start = 0;
-    let mut cur = marks.first().copied().unwrap_or(false);
-    for (i, _) in row.char_indices().skip(1) {
-        if marks[i] != cur {
-            spans.push(Span::styled(
-                row[start..i].to_owned(),
-                if cur { hit } else { base },
-            ));
-            start = i;
-            cur = marks[i];
+    Some(marks)
+}
+
+/// A logical line as screen rows at `width`: its spans styled and cut where [`wrap_ranges`]
+/// cuts its text, the query's tokens marked when it is a hit.
+pub(crate) fn line_rows(
+    line: &TLine,
+    width: usize,
+    theme: &Theme,
+    hit_tokens: Option<&[String]>,
+) -> Vec<Line<'static>> {
+    let base = line_style(line.style, theme);
+    // (byte range, style) runs covering the text.
+    let mut runs: Vec<(usize, usize, Style)> = Vec::new();
+    if line.spans.is_empty() {
+        runs.push((0, line.text.len(), base));
+    } else {
+        let mut at = 0;
+        for sp in &line.spans {
+            let end = (at + sp.text.len()).min(line.text.len());
+            runs.push((at, end, span_style(base, sp, theme)));
+            at = end;
         }
     }
-    spans.push(Span::styled(
-        row[start..].to_owned(),
-        if cur { hit } else { base },
-    ));
-    spans
+    let marks = hit_tokens
+        .filter(|t| !t.is_empty())
+        .map(|t| hit_marks(&line.text, t));
+    let text = line.text.as_str();
+    wrap_ranges(text, width)
+        .into_iter()
+        .map(|row| {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            for &(a, b, st) in &runs {
+                let (a, b) = (a.max(row.start), b.min(row.end));
+                if a >= b {
+                    continue;
+                }
+                match &marks {
+                    None => spans.push(Span::styled(text[a..b].to_owned(), st)),
+                    // Lower-casing moved offsets: the whole row is marked.
+                    Some(None) => spans.push(Span::styled(
+                        text[a..b].to_owned(),
+                        st.add_modifier(Modifier::REVERSED),
+                    )),
+                    Some(Some(m)) => {
+                        let mut start = a;
+                        for (i, _) in text[a..b].char_indices().skip(1) {
+                            let i = a + i;
+                            if m[i] != m[start] {
+                                let s = if m[start] { hit_style(st, theme) } else { st };
+                                spans.push(Span::styled(text[start..i].to_owned(), s));
+                                start = i;
+                            }
+                        }
+                        let s = if m[start] { hit_style(st, theme) } else { st };
+                        spans.push(Span::styled(text[start..b].to_owned(), s));
+                    }
+                }
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
 
 pub(crate) fn draw_transcript_pane(
@@ -140,18 +186,13 @@ pub(crate) fn draw_transcript_pane(
     let mut li = state.transcript_scroll;
     while rows.len() < text_height && li < t.lines.len() {
         let line = &t.lines[li];
-        let style = line_style(line.style, theme);
         let is_hit = state.transcript_hits.binary_search(&li).is_ok();
-        for r in wrap(&line.text, width) {
+        let hit = is_hit.then_some(tokens.as_slice());
+        for r in line_rows(line, width, theme, hit) {
             if rows.len() >= text_height {
                 break;
             }
-            let spans = if is_hit {
-                highlighted(&r, &tokens, style, hit_style(style, theme))
-            } else {
-                vec![Span::styled(r, style)]
-            };
-            rows.push(Line::from(spans));
+            rows.push(r);
         }
         li += 1;
     }

@@ -17,6 +17,7 @@ use tui_tree_widget::{Tree, TreeItem, TreeState};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
 use crate::model::flatten::{RowStyle, contains_all, row_text, search_tokens, searchable_text};
 use crate::text::sanitize::sanitize_line;
+use crate::ui::styled::fit_spans;
 use crate::ui::theme::Theme;
 
 /// The style of a tree row's part, from the theme.
@@ -117,6 +118,9 @@ pub(crate) fn draw_tree_pane(
     }
 
     let window = nav.window(list_height as usize);
+    // The row after the `› ` cursor column; gutters take at most 40% of it.
+    let row_width = (inner.width as usize).saturating_sub(2);
+    let max_prefix = row_width * 2 / 5;
     let hits = state
         .tree_search
         .as_deref()
@@ -128,7 +132,10 @@ pub(crate) fn draw_tree_pane(
     for ri in window.clone() {
         let row = &nav.rows()[ri];
         let e = &entries[row.entry];
-        let mut spans = vec![Span::styled(nav.row_prefix(row), theme.muted)];
+        let mut spans = vec![Span::styled(
+            nav.row_prefix_within(row, max_prefix),
+            theme.muted,
+        )];
         if nav.shows_fold_marker(row) {
             spans.push(Span::styled("⊞ ", theme.accent));
         }
@@ -152,11 +159,19 @@ pub(crate) fn draw_tree_pane(
                 st = st.add_modifier(Modifier::BOLD);
             }
             if is_hit {
-                st = st.add_modifier(Modifier::UNDERLINED);
+                // Without colours only bold, italic and reverse are used.
+                st = st.add_modifier(if theme.color {
+                    Modifier::UNDERLINED
+                } else {
+                    Modifier::ITALIC
+                });
             }
             spans.push(Span::styled(t, st));
         }
-        items.push(TreeItem::new_leaf(ri, Line::from(spans)));
+        items.push(TreeItem::new_leaf(
+            ri,
+            Line::from(fit_spans(spans, row_width)),
+        ));
     }
     let Ok(tree) = Tree::new(&items) else {
         return;

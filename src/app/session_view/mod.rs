@@ -6,6 +6,7 @@
 //! the results back with [`apply_outcome`]. Rendering is `ui::session_view::draw_session_view`.
 //! This file only names the parts; each lives in its own file.
 
+pub mod body;
 pub mod geometry;
 pub mod io;
 pub mod outcome;
@@ -15,7 +16,7 @@ pub mod types;
 pub mod update;
 mod window;
 
-pub use geometry::{SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout};
+pub use geometry::{Panes, SIDE_BY_SIDE_MIN_WIDTH, ViewLayout, inner, layout, layout_with};
 pub use io::{execute, execute_pinned, write_export};
 pub use outcome::{apply_outcome, apply_resize};
 pub use state::SessionViewState;

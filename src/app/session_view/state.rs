@@ -11,7 +11,7 @@ use crate::model::export::to_markdown;
 use crate::model::flatten::{FilterMode, TreeNav, row_text};
 use crate::model::tree::Session;
 
-use super::geometry::{inner, layout};
+use super::geometry::{Panes, ViewLayout, inner, layout_with};
 use super::transcript::{FoldKey, Transcript};
 use super::types::{Focus, Mode, Status};
 
@@ -46,6 +46,8 @@ pub struct SessionViewState {
     /// How many times a branch's context and transcript were built: a held key must not
     /// build one per repeat (see [`apply_key`]).
     pub transcript_builds: usize,
+    /// The panes' sizes the user chose (`<`, `>`, `z`).
+    pub panes: Panes,
 }
 
 impl SessionViewState {
@@ -71,6 +73,7 @@ impl SessionViewState {
             status: None,
             viewport,
             transcript_builds: 0,
+            panes: Panes::default(),
         };
         s.sync_transcript();
         s
@@ -87,9 +90,21 @@ impl SessionViewState {
         Some(e.id.as_str())
     }
 
+    /// Where the view's parts go at its size, with the user's pane sizes.
+    pub fn layout(&self) -> ViewLayout {
+        layout_with(self.viewport, self.panes, self.focus)
+    }
+
+    /// Sets the panes' sizes (a reopened session keeps the run's), keeping the transcript's
+    /// place at its new width.
+    pub fn set_panes(&mut self, panes: Panes) {
+        self.panes = panes;
+        self.transcript_scroll = self.transcript_scroll.min(self.transcript_bottom());
+    }
+
     /// Rows of the tree pane's list.
     pub(crate) fn tree_list_height(&self) -> usize {
-        let l = layout(self.viewport);
+        let l = self.layout();
         let h = inner(l.tree).height as usize;
         // The search line takes a row while searching.
         if matches!(self.mode, Mode::TreeSearch(_)) || self.tree_search.is_some() {
@@ -100,8 +115,8 @@ impl SessionViewState {
     }
 
     /// Width and height of the transcript text.
-    pub(crate) fn transcript_size(&self) -> (usize, usize) {
-        let l = layout(self.viewport);
+    pub fn transcript_size(&self) -> (usize, usize) {
+        let l = self.layout();
         let i = inner(l.transcript);
         (i.width.max(1) as usize, i.height.max(1) as usize)
     }

@@ -258,6 +258,21 @@ fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
             } else {
                 Focus::Tree
             };
+            if state.panes.zoomed {
+                // The other pane is shown now, at another width.
+                state.set_panes(state.panes);
+            }
+        }
+        Action::WidenTree | Action::NarrowTree => {
+            let mut panes = state.panes;
+            panes.zoomed = false;
+            panes.resize_tree(state.viewport, action == Action::WidenTree);
+            state.set_panes(panes);
+        }
+        Action::Zoom => {
+            let mut panes = state.panes;
+            panes.zoomed = !panes.zoomed;
+            state.set_panes(panes);
         }
         Action::Expand => toggle_block(state, false),
         Action::ExpandAll => toggle_block(state, true),

@@ -5,7 +5,8 @@
 //! it; search streams over the messages one at a time. Nothing here grows with the branch but
 //! the plan (a few words per message) and the search hits.
 
-use super::transcript::{self, Messages};
+use super::body::Messages;
+use super::transcript;
 use super::{SessionViewState, Status};
 use crate::model::context::{ContextPlan, LeafChoice, plan_context};
 

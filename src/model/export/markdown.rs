@@ -7,10 +7,11 @@
 
 use serde_json::{Map, Value};
 
+use super::fence::{fenced_as, inline_text};
 use super::safe_markdown::safe_markdown;
-use super::{fenced_as, image_placeholder, inline_text};
 use crate::model::context::SessionContext;
 use crate::model::render::highlight::lang_for_path;
+use crate::model::render::span::image_placeholder;
 use crate::model::render::tools::render_tool_call;
 use crate::model::render::{Block, Line};
 use crate::model::tree::Session;

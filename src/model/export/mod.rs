@@ -5,92 +5,17 @@
 //! backtick run inside; control characters are made visible everywhere. In HTML every piece of
 //! session text is escaped and the page forbids anything remote ([`html`]).
 
+pub mod fence;
 pub mod html;
 pub mod markdown;
 pub mod safe_markdown;
 
+pub use crate::model::render::image_placeholder;
+pub use fence::{fence_for, fenced, fenced_as, inline_text};
 pub use markdown::to_markdown;
-
-use serde_json::Value;
 
 use super::context::SessionContext;
 use super::tree::Session;
-use crate::text::sanitize::{sanitize_line, sanitize_multiline};
-
-/// Session text for a heading or list item: sanitized, with every Markdown/HTML special
-/// character backslash-escaped so it renders as the literal text.
-pub fn inline_text(text: &str) -> String {
-    let clean = sanitize_line(text);
-    let mut out = String::with_capacity(clean.len() + 8);
-    for c in clean.chars() {
-        if matches!(
-            c,
-            '\\' | '`'
-                | '*'
-                | '_'
-                | '['
-                | ']'
-                | '<'
-                | '>'
-                | '#'
-                | '!'
-                | '|'
-                | '~'
-                | '&'
-                | '('
-                | ')'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A fence longer than any backtick run in `text` (at least three backticks).
-pub fn fence_for(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    "`".repeat((longest + 1).max(3))
-}
-
-/// A fenced code block that no content can close early, as plain text.
-pub fn fenced(text: &str) -> String {
-    fenced_as(text, "text")
-}
-
-/// A fenced code block in `lang` that no content can close early.
-pub fn fenced_as(text: &str, lang: &str) -> String {
-    let clean = sanitize_multiline(text, 4);
-    let fence = fence_for(&clean);
-    format!("{fence}{lang}\n{clean}\n{fence}\n")
-}
-
-/// `[image: image/png, 48 KB]` for an image block.
-pub fn image_placeholder(block: &Value) -> String {
-    let mime = block
-        .get("mimeType")
-        .and_then(Value::as_str)
-        .unwrap_or("image");
-    let b64 = block
-        .get("data")
-        .and_then(Value::as_str)
-        .map_or(0, str::len);
-    let bytes = b64 / 4 * 3;
-    format!(
-        "[image: {}, {} KB]",
-        sanitize_line(mime),
-        bytes.div_ceil(1024)
-    )
-}
 
 /// The header plus the entries on the path to the leaf, exactly as stored, one per line.
 pub fn to_jsonl(session: &Session, ctx: &SessionContext) -> String {

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::{fence_for, inline_text};
+use super::fence::{fence_for, inline_text};
 use crate::text::sanitize::sanitize_multiline;
 
 /// How many levels session headings move down (the export uses `#`, `##` and `###`).

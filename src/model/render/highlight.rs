@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
-use super::{Line, Span, SpanKind};
+pub use super::span::TokenKind;
+use super::span::{Line, Span, SpanKind};
 
 /// Beyond this many lines a code block is shown plain.
 pub const MAX_LINES: usize = 2_000;
@@ -43,44 +44,6 @@ fn take_budget(len: usize) -> bool {
             false
         }
     })
-}
-
-/// What a code token is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TokenKind {
-    Plain,
-    Keyword,
-    String,
-    Comment,
-    Number,
-    Constant,
-    Function,
-    Type,
-    Variable,
-    Operator,
-    Punctuation,
-    /// Attributes, macros, annotations, tags.
-    Meta,
-}
-
-impl TokenKind {
-    /// A short, stable name (CSS classes, tests).
-    pub fn name(self) -> &'static str {
-        match self {
-            TokenKind::Plain => "plain",
-            TokenKind::Keyword => "kw",
-            TokenKind::String => "str",
-            TokenKind::Comment => "com",
-            TokenKind::Number => "num",
-            TokenKind::Constant => "const",
-            TokenKind::Function => "fn",
-            TokenKind::Type => "ty",
-            TokenKind::Variable => "var",
-            TokenKind::Operator => "op",
-            TokenKind::Punctuation => "punct",
-            TokenKind::Meta => "meta",
-        }
-    }
 }
 
 fn syntax_set() -> &'static SyntaxSet {

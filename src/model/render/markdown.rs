@@ -9,7 +9,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagE
 use unicode_width::UnicodeWidthStr;
 
 use super::highlight::highlight;
-use super::{Block, BlockKind, Line, Span, SpanKind};
+use super::span::{Block, BlockKind, Line, Span, SpanKind};
 use crate::text::sanitize::sanitize_multiline;
 
 /// Renders Markdown source (untrusted) as blocks.
@@ -518,7 +518,7 @@ mod tests {
         assert_eq!(b[1].lines[0].plain(), "fn f() {}");
         assert!(b[1].lines[0].spans.iter().any(|s| matches!(
             s.kind,
-            SpanKind::CodeToken(crate::model::render::TokenKind::Keyword)
+            SpanKind::CodeToken(crate::model::render::span::TokenKind::Keyword)
         )));
     }
 

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use super::markdown::render_markdown;
+use super::span::image_placeholder;
+use super::span::{Block, BlockKind, Line, SpanKind, plain_lines};
 use super::tools::{command_lines, render_tool_call};
-use super::{Block, BlockKind, Line, SpanKind, plain_lines};
-use crate::model::export::image_placeholder;
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use similar::{ChangeTag, TextDiff};
 
 use super::highlight::{highlight, lang_for_path};
-use super::{Block, BlockKind, Line, Span, SpanKind, plain_lines};
+use super::span::{Block, BlockKind, Line, Span, SpanKind, plain_lines};
 use crate::text::sanitize::{sanitize_line, sanitize_multiline};
 
 /// Beyond this many lines (old plus new) an edit is shown as removed and added text, undiffed:
@@ -263,7 +263,8 @@ mod tests {
             w.lines[1]
                 .spans
                 .iter()
-                .any(|s| s.kind == SpanKind::CodeToken(crate::model::render::TokenKind::Keyword))
+                .any(|s| s.kind
+                    == SpanKind::CodeToken(crate::model::render::span::TokenKind::Keyword))
         );
         let other =
             json!({"name": "grep", "arguments": {"pattern": "a\nb", "limit": 3, "glob": ["*.rs"]}});
