@@ -13,6 +13,23 @@ use crate::model::tree::Session;
 /// How many hits of one session are kept for stepping.
 pub const MAX_HITS: usize = 1000;
 
+/// The picker's search, handed to the session view it opens (Enter on a match).
+#[derive(Debug, Clone)]
+pub struct OpenSearch {
+    pub query: Arc<Query>,
+    /// Only grove's tool-call search found the session: open on a tool-call hit.
+    pub prefer_tool: bool,
+}
+
+impl OpenSearch {
+    /// Opens `view` on the search's first hit in its session, if the session holds one.
+    pub fn apply(self, view: &mut crate::app::session_view::SessionViewState) {
+        if let Some(hits) = SessionHits::find(self.query, &view.session, self.prefer_tool) {
+            view.open_at_hits(hits);
+        }
+    }
+}
+
 /// The hits of a query in one session, and the one the view is on.
 #[derive(Debug, Clone)]
 pub struct SessionHits {

@@ -273,6 +273,8 @@ pub struct AppState {
     pub quit_when_idle: bool,
     /// The start-up notice (config problems), over everything until dismissed.
     pub notice: Option<super::notice::Notice>,
+    /// Why the selected session matched the search (the preview's top).
+    pub hits: Option<super::preview_hits::HitsSlot>,
 }
 
 impl AppState {
@@ -294,6 +296,7 @@ impl AppState {
             writes_in_flight: 0,
             quit_when_idle: false,
             notice: None,
+            hits: None,
         }
     }
 

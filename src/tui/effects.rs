@@ -50,6 +50,7 @@ pub(crate) enum Job {
     Preview,
     Open,
     Live,
+    Hits,
 }
 
 /// How the browser ended.
@@ -83,6 +84,7 @@ pub(crate) struct Runner {
     preview: Slot,
     open: Slot,
     live: Slot,
+    hits: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -126,6 +128,7 @@ impl Runner {
             preview: Slot::default(),
             open: Slot::default(),
             live: Slot::default(),
+            hits: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -143,6 +146,7 @@ impl Runner {
             Job::Preview => &self.preview,
             Job::Open => &self.open,
             Job::Live => &self.live,
+            Job::Hits => &self.hits,
         }
     }
 
@@ -277,12 +281,29 @@ impl Runner {
                 })
             }),
             Effect::LoadPreview { path, agent } => self.load_preview(path, agent),
+            Effect::FindHits { path, query } => self.submit(
+                Job::Hits,
+                self.hits.next(),
+                move |ticket| {
+                    let result =
+                        crate::app::preview_hits::find_preview_hits(&path, &query, &|| {
+                            ticket.is_cancelled()
+                        });
+                    (!ticket.is_cancelled()).then(|| Event::HitsFound {
+                        path,
+                        query: query.as_str().to_owned(),
+                        result,
+                    })
+                },
+                || None,
+            ),
             Effect::OpenSession {
                 record,
                 path,
                 agent,
                 viewport,
                 home,
+                search,
             } => {
                 // A second Enter on the session being loaded: the running load serves it.
                 let reuse = self
@@ -306,7 +327,10 @@ impl Runner {
                         // What the view shows is what its labels and check-outs may write to.
                         pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
-                        let result = open_view(&path, agent, viewport, home, &cancelled);
+                        let mut result = open_view(&path, agent, viewport, home, &cancelled);
+                        if let (Ok(view), Some(search)) = (&mut result, search) {
+                            search.apply(view);
+                        }
                         (!ticket.is_cancelled()).then_some(Event::SessionOpened {
                             record,
                             result,
@@ -490,6 +514,7 @@ mod tests {
             agent: Dialect::Pi,
             viewport: ratatui::layout::Rect::new(0, 0, 100, 30),
             home: None,
+            search: None,
         }
     }
 

@@ -46,6 +46,8 @@ pub struct SessionViewState {
     /// How many times a branch's context and transcript were built: a held key must not
     /// build one per repeat (see [`apply_key`]).
     pub transcript_builds: usize,
+    /// The picker's search hits, when the view was opened from a content match.
+    pub(crate) seeded_hits: Option<super::hits::SeededHits>,
 }
 
 impl SessionViewState {
@@ -71,6 +73,7 @@ impl SessionViewState {
             status: None,
             viewport,
             transcript_builds: 0,
+            seeded_hits: None,
         };
         s.sync_transcript();
         s

@@ -469,6 +469,9 @@ fn label_key(
 
 /// n/N in the focused pane, wrapping around.
 fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
+    if state.step_seeded_hit(forward) {
+        return;
+    }
     let tree = state.focus == Focus::Tree;
     let searching = if tree {
         state.tree_search.is_some()
