@@ -105,21 +105,49 @@ fn write_sessions(dir: &Path) {
             "provider":"anthropic","model":"claude","stopReason":"stop"})
     };
     let mut a = header("0190a000-0000-7000-8000-0000000000a1");
-    a += &message("aa000001", None, 1, json!({"role":"user","content":"Plan the road works","timestamp":1}));
+    a += &message(
+        "aa000001",
+        None,
+        1,
+        json!({"role":"user","content":"Plan the road works","timestamp":1}),
+    );
     a += &message("aa000002", Some("aa000001"), 2, text("assistant", "Sure."));
-    a += &message("aa000003", Some("aa000002"), 3, json!({"role":"user","content":"and then?","timestamp":1}));
+    a += &message(
+        "aa000003",
+        Some("aa000002"),
+        3,
+        json!({"role":"user","content":"and then?","timestamp":1}),
+    );
     a += &message(
         "aa000004",
         Some("aa000003"),
         4,
-        text("assistant", "We follow the quokka crossing protocol at every junction."),
+        text(
+            "assistant",
+            "We follow the quokka crossing protocol at every junction.",
+        ),
     );
-    a += &message("aa000005", Some("aa000004"), 5, json!({"role":"user","content":"thanks, done","timestamp":1}));
-    a += &message("aa000006", Some("aa000005"), 6, text("assistant", "Glad to help."));
+    a += &message(
+        "aa000005",
+        Some("aa000004"),
+        5,
+        json!({"role":"user","content":"thanks, done","timestamp":1}),
+    );
+    a += &message(
+        "aa000006",
+        Some("aa000005"),
+        6,
+        text("assistant", "Glad to help."),
+    );
     std::fs::write(project.join("2026-11-29T10-00-00-000Z_a1.jsonl"), a).unwrap();
 
     let mut b = header("0190a000-0000-7000-8000-0000000000b2");
-    b += &message("bb000001", None, 1, json!({"role":"user","content":"Ship the crate","timestamp":1}));
+    b += &message(
+        "bb000001",
+        None,
+        1,
+        json!({"role":"user","content":"Ship the crate","timestamp":1}),
+    );
     b += &message(
         "bb000002",
         Some("bb000001"),
@@ -136,7 +164,12 @@ fn write_sessions(dir: &Path) {
         json!({"role":"toolResult","toolCallId":"t1","toolName":"bash",
             "content":[{"type":"text","text":"done"}],"isError":false,"timestamp":1}),
     );
-    b += &message("bb000004", Some("bb000003"), 4, text("assistant", "Released."));
+    b += &message(
+        "bb000004",
+        Some("bb000003"),
+        4,
+        text("assistant", "Released."),
+    );
     std::fs::write(project.join("2026-11-29T11-00-00-000Z_b2.jsonl"), b).unwrap();
 }
 
@@ -185,7 +218,9 @@ fn a_hit_shows_its_snippet_and_enter_lands_on_its_entry() {
         "tmux: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let p = tmux.cmd(&["display-message", "-p", "#{socket_path}"]).stdout;
+    let p = tmux
+        .cmd(&["display-message", "-p", "#{socket_path}"])
+        .stdout;
     tmux.socket_path = PathBuf::from(String::from_utf8_lossy(&p).trim());
 
     tmux.wait_for("Plan the road works");
@@ -208,7 +243,10 @@ fn a_hit_shows_its_snippet_and_enter_lands_on_its_entry() {
         selected.contains("assistant: We follow the quokka"),
         "selected row: {selected:?}\n{s}"
     );
-    assert!(s.contains("We follow the quokka crossing protocol at every junction."), "{s}");
+    assert!(
+        s.contains("We follow the quokka crossing protocol at every junction."),
+        "{s}"
+    );
 
     // Back to the picker; a bash command only in a tool call.
     tmux.keys(&["Escape"]);

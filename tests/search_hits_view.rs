@@ -215,3 +215,44 @@ fn enter_without_a_content_match_opens_on_the_leaf() {
     assert_eq!(v.selected_id(), Some("a3"), "the leaf, as without a search");
     assert!(v.seeded_hits().is_none());
 }
+
+/// The row's cells that are drawn in the matched style, as text.
+fn matched_cells(h: &Harness, row_text: &str) -> String {
+    let matched = grove::ui::theme::Theme::of(&h.state).matched.fg;
+    let (w, hgt) = h.state.viewport;
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, hgt)).expect("backend");
+    terminal
+        .draw(|f| grove::ui::draw(f, &h.state, support::NOW))
+        .expect("draw");
+    let buf = terminal.backend().buffer().clone();
+    let y = (0..hgt)
+        .find(|&y| {
+            let line: String = (0..w).map(|x| buf[(x, y)].symbol().to_owned()).collect();
+            line.contains(row_text)
+        })
+        .expect("the row is on screen");
+    // The list is the left part; the preview pane starts at its border.
+    (0..w)
+        .map(|x| &buf[(x, y)])
+        .take_while(|c| c.symbol() != "│")
+        .filter(|c| c.fg == matched.unwrap_or_default() && c.symbol() != " ")
+        .map(|c| c.symbol().to_owned())
+        .collect()
+}
+
+#[test]
+fn rows_highlight_fuzzy_hits_in_names_and_folders_and_literal_ones_everywhere() {
+    let b = session();
+    let mut h = harness(&b);
+    // Scattered in the folder (pi's fuzzy tier): its matched characters are marked there.
+    h.type_str("cdap");
+    assert_eq!(h.state.picker.rows.len(), 1);
+    assert_eq!(matched_cells(&h, "How do we ship"), "cdap");
+    // Literal in the title: the word is marked, and not as scattered letters elsewhere.
+    for _ in 0..4 {
+        h.key(KeyCode::Backspace);
+    }
+    h.type_str("ship");
+    assert_eq!(matched_cells(&h, "How do we ship"), "ship");
+}
