@@ -172,7 +172,7 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                         &real, agent, viewport, home,
                     );
                     if let (Ok(view), Some(search)) = (&mut result, search) {
-                        search.apply(view);
+                        view.open_search(search);
                     }
                     queue.push(Event::SessionOpened {
                         record,

@@ -99,7 +99,7 @@ fn enter(h: &mut Harness) {
     let mut result = SessionViewState::open(&path, agent, viewport, home);
     let search = search.expect("Enter on a match carries the search");
     if let Ok(view) = &mut result {
-        search.apply(view);
+        view.open_search(search);
     }
     h.raw(Event::SessionOpened {
         record,

@@ -6,6 +6,7 @@ pub mod config;
 pub mod event;
 pub mod format;
 pub mod help;
+pub mod hits_ops;
 pub mod keymap;
 pub mod keymap_defaults;
 pub mod keyspec;

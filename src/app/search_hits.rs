@@ -21,15 +21,6 @@ pub struct OpenSearch {
     pub prefer_tool: bool,
 }
 
-impl OpenSearch {
-    /// Opens `view` on the search's first hit in its session, if the session holds one.
-    pub fn apply(self, view: &mut crate::app::session_view::SessionViewState) {
-        if let Some(hits) = SessionHits::find(self.query, &view.session, self.prefer_tool) {
-            view.open_at_hits(hits);
-        }
-    }
-}
-
 /// The hits of a query in one session, and the one the view is on.
 #[derive(Debug, Clone)]
 pub struct SessionHits {

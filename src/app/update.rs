@@ -139,7 +139,7 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             path,
             query,
             result,
-        } => super::preview_hits::on_hits_found(state, &path, &query, result),
+        } => super::hits_ops::on_hits_found(state, &path, &query, result),
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -394,7 +394,7 @@ fn on_record_refreshed(
 
 /// Runs after every event: load the preview the screen now needs.
 fn after(state: &mut AppState, fx: &mut Vec<Effect>) {
-    super::preview_hits::want_hits(state, fx);
+    super::hits_ops::want_hits(state, fx);
     let record = match state.screen {
         Screen::Session { record, .. } => state.picker.records.get(record),
         Screen::Picker if state.preview_visible() => state.selected(),

@@ -329,7 +329,7 @@ impl Runner {
                         let cancelled = || ticket.is_cancelled();
                         let mut result = open_view(&path, agent, viewport, home, &cancelled);
                         if let (Ok(view), Some(search)) = (&mut result, search) {
-                            search.apply(view);
+                            view.open_search(search);
                         }
                         (!ticket.is_cancelled()).then_some(Event::SessionOpened {
                             record,

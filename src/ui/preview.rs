@@ -14,8 +14,8 @@ use crate::ui::theme::Theme;
 
 use super::styled::{styled_line, styled_lines};
 use crate::app::format::one_line;
+use crate::app::hits_ops::hit_lines;
 use crate::app::layout::view_body;
-use crate::app::preview_hits::hit_lines;
 use crate::app::preview_text::{message_lines, meta_lines, preview_lines, rule};
 
 /// Lines per message in the side pane (the full view shows everything).

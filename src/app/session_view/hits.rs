@@ -2,20 +2,12 @@
 //! highlighted by the transcript search (seeded with the query), and `n`/`N` stepping through
 //! every hit of the session in file order, across branches ([`SessionHits`]).
 
-use crate::app::search_hits::SessionHits;
+use crate::app::search_hits::{OpenSearch, SessionHits};
 use crate::model::search::ContentHit;
 
+use super::seeded::SeededHits;
 use super::state::SessionViewState;
 use super::types::Status;
-
-/// The picker's search carried into the view.
-#[derive(Debug, Clone)]
-pub struct SeededHits {
-    hits: SessionHits,
-    /// What the transcript search was seeded with for the hit shown; a transcript or tree
-    /// search of the user's own ends the stepping through the picker's hits.
-    seed: Option<String>,
-}
 
 /// The words of a token query as the transcript search takes them (whitespace-separated
 /// words, all on one line): the query without its quotes. `None` for a regex.
@@ -39,6 +31,14 @@ fn hit_text(hit: &ContentHit) -> Option<String> {
 }
 
 impl SessionViewState {
+    /// Opens the view on the first hit of the picker's search in this session, if it holds
+    /// one (a name or folder match opens on the leaf, as without a search).
+    pub fn open_search(&mut self, search: OpenSearch) {
+        if let Some(hits) = SessionHits::find(search.query, &self.session, search.prefer_tool) {
+            self.open_at_hits(hits);
+        }
+    }
+
     /// Opens the view on the first hit (or the first tool-call hit, see [`SessionHits::find`]).
     pub fn open_at_hits(&mut self, hits: SessionHits) {
         self.seeded_hits = Some(SeededHits { hits, seed: None });

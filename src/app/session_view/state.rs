@@ -47,7 +47,9 @@ pub struct SessionViewState {
     /// build one per repeat (see [`apply_key`]).
     pub transcript_builds: usize,
     /// The picker's search hits, when the view was opened from a content match.
-    pub(crate) seeded_hits: Option<super::hits::SeededHits>,
+    pub(crate) seeded_hits: Option<super::seeded::SeededHits>,
+    /// The check-out being written was asked for by the resume offer: resume once written.
+    pub(crate) resume_after_checkout: bool,
 }
 
 impl SessionViewState {
@@ -74,6 +76,7 @@ impl SessionViewState {
             viewport,
             transcript_builds: 0,
             seeded_hits: None,
+            resume_after_checkout: false,
         };
         s.sync_transcript();
         s
