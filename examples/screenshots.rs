@@ -142,6 +142,16 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                     generation: req.generation,
                     matches: execute_search(&req, &|| false).unwrap_or_default(),
                 }),
+                Effect::FindHits { path, query } => {
+                    let real = real_path(&path);
+                    queue.push(Event::HitsFound {
+                        result: grove::app::preview_hits::find_preview_hits(&real, &query, &|| {
+                            false
+                        }),
+                        path,
+                        query: query.as_str().to_owned(),
+                    });
+                }
                 Effect::LoadPreview { path, agent } => {
                     let real = real_path(&path);
                     queue.push(Event::PreviewLoaded {
@@ -155,14 +165,19 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                     agent,
                     viewport,
                     home,
+                    search,
                 } => {
                     let real = real_path(&path);
+                    let mut result = grove::app::session_view::SessionViewState::open(
+                        &real, agent, viewport, home,
+                    );
+                    if let (Ok(view), Some(search)) = (&mut result, search) {
+                        view.open_search(search);
+                    }
                     queue.push(Event::SessionOpened {
                         record,
                         path: path.clone(),
-                        result: grove::app::session_view::SessionViewState::open(
-                            &real, agent, viewport, home,
-                        ),
+                        result,
                     });
                     queue.push(Event::PreviewLoaded {
                         path,

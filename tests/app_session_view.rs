@@ -71,6 +71,7 @@ fn take_open_request(h: &mut Harness) -> OpenRequest {
         agent,
         viewport,
         home,
+        ..
     }) = fx
         .into_iter()
         .find(|e| matches!(e, Effect::OpenSession { .. }))

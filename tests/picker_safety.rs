@@ -51,6 +51,7 @@ fn in_view(tmp: &std::path::Path) -> Harness {
         agent,
         viewport,
         home,
+        ..
     }) = fx
         .into_iter()
         .find(|e| matches!(e, Effect::OpenSession { .. }))

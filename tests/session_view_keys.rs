@@ -710,12 +710,20 @@ fn fork_writes_a_new_session_and_reports_it() {
 #[test]
 fn resume_reports_the_selected_entry() {
     let mut v = branching().view();
+    // Not where the session resumes: the check-out is offered first (tests/resume_offer.rs).
     press(&mut v, ch('g'));
+    assert_eq!(press(&mut v, ch('r')), vec![]);
+    assert!(matches!(v.mode, Mode::ConfirmResume(_)), "{:?}", v.mode);
+    press(&mut v, ch('n'));
+    // On the leaf it resumes at once.
+    let leaf = v.session.tree.leaf.unwrap();
+    v.nav.select_entry(&v.session, leaf);
+    let id = v.session.entry(leaf).unwrap().id.clone();
     assert_eq!(
         press(&mut v, ch('r')),
         vec![ViewEffect::Resume {
             path: PathBuf::from("/nonexistent/s.jsonl"),
-            entry_id: Some("user-1".into()),
+            entry_id: Some(id),
             dialect: Dialect::Pi,
         }]
     );

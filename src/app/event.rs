@@ -91,6 +91,13 @@ pub enum Event {
         path: PathBuf,
         outcome: Box<Outcome>,
     },
+    /// The search hits of the selected session, for its preview.
+    HitsFound {
+        path: PathBuf,
+        /// The query's text.
+        query: String,
+        result: Result<Vec<super::preview_hits::PreviewHit>, String>,
+    },
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -121,6 +128,11 @@ pub enum Effect {
         path: PathBuf,
         agent: Dialect,
     },
+    /// Find the query's hits in a session's text, for its preview (latest request only).
+    FindHits {
+        path: PathBuf,
+        query: Arc<Query>,
+    },
     /// Enter on a session: load it for the session view (its preview shows meanwhile).
     OpenSession {
         record: usize,
@@ -129,6 +141,8 @@ pub enum Effect {
         /// The terminal size and home folder the view is laid out for.
         viewport: Rect,
         home: Option<String>,
+        /// The search it was found by: the view opens on the first hit.
+        search: Option<super::search_hits::OpenSearch>,
     },
     /// A session view write or export, run off the UI thread; the result goes back to the
     /// view of `session`.

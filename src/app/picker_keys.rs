@@ -110,12 +110,20 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 };
                 state.previews.remove(&path);
                 let record = state.picker.rows[state.picker.selected].record;
+                let search = state.picker.search.query.clone().and_then(|query| {
+                    let score = state.picker.search.matches.get(&record)?;
+                    Some(crate::app::search_hits::OpenSearch {
+                        query,
+                        prefer_tool: score.tool_only,
+                    })
+                });
                 fx.push(Effect::OpenSession {
                     record,
                     path,
                     agent,
                     viewport: Rect::new(0, 0, state.viewport.0, state.viewport.1),
                     home: state.options.home.clone(),
+                    search,
                 });
             }
         }

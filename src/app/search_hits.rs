@@ -13,6 +13,14 @@ use crate::model::tree::Session;
 /// How many hits of one session are kept for stepping.
 pub const MAX_HITS: usize = 1000;
 
+/// The picker's search, handed to the session view it opens (Enter on a match).
+#[derive(Debug, Clone)]
+pub struct OpenSearch {
+    pub query: Arc<Query>,
+    /// Only grove's tool-call search found the session: open on a tool-call hit.
+    pub prefer_tool: bool,
+}
+
 /// The hits of a query in one session, and the one the view is on.
 #[derive(Debug, Clone)]
 pub struct SessionHits {

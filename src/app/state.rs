@@ -258,6 +258,8 @@ pub struct AppState {
     pub quit_when_idle: bool,
     /// The session view's pane sizes as last left: the next session opens with them.
     pub view_panes: crate::app::session_view::geometry::Panes,
+    /// Why the selected session matched the search (the preview's top).
+    pub hits: Option<super::preview_hits::HitsSlot>,
 }
 
 impl AppState {
@@ -279,6 +281,7 @@ impl AppState {
             writes_in_flight: 0,
             quit_when_idle: false,
             view_panes: Default::default(),
+            hits: None,
         }
     }
 

@@ -18,6 +18,8 @@ pub enum Tone {
     Error,
     ErrorBold,
     Border,
+    /// Characters that matched the search query.
+    Matched,
 }
 
 /// One line: its pieces, each with a tone.

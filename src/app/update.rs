@@ -135,6 +135,11 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
+        Event::HitsFound {
+            path,
+            query,
+            result,
+        } => super::hits_ops::on_hits_found(state, &path, &query, result),
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -390,6 +395,7 @@ fn on_record_refreshed(
 
 /// Runs after every event: load the preview the screen now needs.
 fn after(state: &mut AppState, fx: &mut Vec<Effect>) {
+    super::hits_ops::want_hits(state, fx);
     let record = match state.screen {
         Screen::Session { record, .. } => state.picker.records.get(record),
         Screen::Picker if state.preview_visible() => state.selected(),

@@ -154,6 +154,10 @@ pub struct Score {
     pub pi_score: f64,
     /// grove: some token matched only in a tool call, so pi would not list the session.
     pub tool_only: bool,
+    /// Bit `k` set: token `k` (of the first 32) matched fuzzily, as a scattered subsequence of
+    /// the name or the cwd. What a row highlights: a token that matched literally somewhere is
+    /// never highlighted as scattered characters ([`Query::highlight_for`]).
+    pub fuzzy_tokens: u32,
 }
 
 impl Score {
@@ -271,9 +275,15 @@ impl Query {
     fn run(&self, p: &PreparedText, mut why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
         let mut total = 0.0;
         let mut tool_only = false;
+        let mut fuzzy_tokens = 0u32;
+        let mut k = 0u32;
         let mut add = |m: FieldScore, why: &mut Option<&mut Vec<MatchedField>>| {
             total += f64::from(m.tier) * TIER_WEIGHT + m.score;
             tool_only |= m.tier == TIER_TOOL;
+            if m.field.fuzzy && k < 32 {
+                fuzzy_tokens |= 1 << k;
+            }
+            k += 1;
             if let Some(w) = why.as_deref_mut() {
                 w.push(m.field);
             }
@@ -293,6 +303,7 @@ impl Query {
         Some(Score {
             pi_score: total,
             tool_only,
+            fuzzy_tokens,
         })
     }
 

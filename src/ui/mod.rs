@@ -9,6 +9,7 @@ pub mod notice;
 pub mod picker;
 pub mod preview;
 pub mod rendered;
+pub mod resume_offer;
 pub mod session_view;
 pub mod styled;
 pub mod theme;

@@ -292,10 +292,11 @@ pub(crate) fn row_line(
         right_parts
             .push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
     }
+    let mut cwd_shown = None;
     if p.scope == Scope::All && !info.cwd.is_empty() {
-        right_parts.push(
-            truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned(),
-        );
+        let cwd = truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned();
+        cwd_shown = Some(cwd.clone());
+        right_parts.push(cwd);
     }
     right_parts.push(format!(
         "{:>3} {:>3}",
@@ -311,6 +312,21 @@ pub(crate) fn row_line(
         }
         right_parts.remove(0);
     }
+    // The folder's matched characters, at its place in the joined columns.
+    let right_ranges = match (&p.search.query, &cwd_shown) {
+        (Some(q), Some(cwd)) if !deleting => right_parts
+            .iter()
+            .position(|part| part == cwd)
+            .map(|k| {
+                let offset: usize = right_parts[..k].iter().map(|s| s.len() + 1).sum();
+                q.highlight_for(cwd, p.search.matches.get(&row.record))
+                    .into_iter()
+                    .map(|r| r.start + offset..r.end + offset)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
     let right = right_parts.join(" ");
     let right_w = right.width();
     let title_room = width
@@ -338,14 +354,19 @@ pub(crate) fn row_line(
         spans.push(Span::styled(row.prefix.clone(), muted));
     }
     let ranges = match &p.search.query {
-        Some(q) if !deleting => q.highlight(&full_title),
+        Some(q) if !deleting => q.highlight_for(&full_title, p.search.matches.get(&row.record)),
         _ => Vec::new(),
     };
     spans.extend(highlighted(&title, &ranges, base, base.patch(t.matched)));
     let used = 2 + prefix_w + title.width();
     let pad = width.saturating_sub(used + right_w).max(1);
     spans.push(Span::raw(" ".repeat(pad)));
-    spans.push(Span::styled(right, muted));
+    spans.extend(highlighted(
+        &right,
+        &right_ranges,
+        muted,
+        muted.patch(t.matched),
+    ));
     let line = Line::from(spans);
     if selected {
         line.style(t.selected)

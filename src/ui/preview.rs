@@ -14,11 +14,14 @@ use crate::ui::theme::Theme;
 
 use super::styled::{styled_line, styled_lines};
 use crate::app::format::one_line;
+use crate::app::hits_ops::hit_lines;
 use crate::app::layout::view_body;
 use crate::app::preview_text::{message_lines, meta_lines, preview_lines, rule};
 
 /// Lines per message in the side pane (the full view shows everything).
 const PANE_LINES_PER_MESSAGE: usize = 4;
+/// Search hits shown at the top of the side pane, at most.
+const PANE_HITS: usize = 6;
 
 /// The side pane: metadata, then as many of the last messages as fit.
 pub(crate) fn draw_preview_pane(frame: &mut Frame, area: Rect, state: &AppState) {
@@ -37,10 +40,16 @@ pub(crate) fn draw_preview_pane(frame: &mut Frame, area: Rect, state: &AppState)
     };
     let width = inner.width as usize;
     let slot = state.previews.get(&rec.info.path);
-    let mut lines = styled_lines(
+    // Why it matched the search, and the hits, first: that is what the search is for.
+    let max_hits = (inner.height as usize / 3).clamp(1, PANE_HITS);
+    let mut lines = styled_lines(hit_lines(state, &rec.info.path, width, max_hits), t);
+    if !lines.is_empty() {
+        lines.push(Line::raw(""));
+    }
+    lines.extend(styled_lines(
         meta_lines(&rec.info, slot, width, state.options.home.as_deref()),
         t,
-    );
+    ));
     lines.push(styled_line(rule("last messages", width), t));
     let room = (inner.height as usize).saturating_sub(lines.len());
     let messages = styled_lines(message_lines(slot, width, PANE_LINES_PER_MESSAGE), t);

@@ -140,6 +140,12 @@ pub fn draw_session_view(
                 theme,
             );
         }
+        Mode::ConfirmResume(offer) => {
+            let w = confirm_inner_width(area);
+            let (lines, hint) =
+                super::resume_offer::resume_offer_lines(state, offer, w, theme, keymap);
+            draw_confirm(frame, area, " Resume here? ", lines, &hint, theme);
+        }
         Mode::Help { scroll } => draw_help(frame, area, theme, keymap, *scroll),
         Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}
     }

@@ -37,6 +37,7 @@ pub(crate) fn tone_style(tone: Tone, t: &Theme) -> Style {
         Tone::Error => t.error,
         Tone::ErrorBold => bold(t.error),
         Tone::Border => t.border,
+        Tone::Matched => t.matched,
     }
 }
 

@@ -8,8 +8,11 @@
 
 pub mod body;
 pub mod geometry;
+pub mod hits;
 pub mod io;
 pub mod outcome;
+pub mod resume_offer;
+pub mod seeded;
 pub mod state;
 pub mod transcript;
 pub mod types;

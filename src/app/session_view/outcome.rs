@@ -29,11 +29,18 @@ pub fn apply_outcome(state: &mut SessionViewState, outcome: Outcome) -> Vec<View
                 "Checked out: resuming the session continues from here",
                 false,
             );
-            vec![ViewEffect::SessionChanged {
+            let mut fx = vec![ViewEffect::SessionChanged {
                 path: state.path.clone(),
-            }]
+            }];
+            fx.extend(super::resume_offer::after_checkout(state, true));
+            fx
         }
-        Outcome::Labeled(Err(e)) | Outcome::CheckedOut(Err(e)) => {
+        Outcome::CheckedOut(Err(e)) => {
+            super::resume_offer::after_checkout(state, false);
+            state.set_status(reason_first(&e, &state.path), true);
+            Vec::new()
+        }
+        Outcome::Labeled(Err(e)) => {
             state.set_status(reason_first(&e, &state.path), true);
             Vec::new()
         }

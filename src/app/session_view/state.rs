@@ -48,6 +48,10 @@ pub struct SessionViewState {
     pub transcript_builds: usize,
     /// The panes' sizes the user chose (`<`, `>`, `z`).
     pub panes: Panes,
+    /// The picker's search hits, when the view was opened from a content match.
+    pub(crate) seeded_hits: Option<super::seeded::SeededHits>,
+    /// The check-out being written was asked for by the resume offer: resume once written.
+    pub(crate) resume_after_checkout: bool,
 }
 
 impl SessionViewState {
@@ -74,6 +78,8 @@ impl SessionViewState {
             viewport,
             transcript_builds: 0,
             panes: Panes::default(),
+            seeded_hits: None,
+            resume_after_checkout: false,
         };
         s.sync_transcript();
         s

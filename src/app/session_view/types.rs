@@ -33,6 +33,8 @@ pub enum Mode {
         target: usize,
         resumes_after: Option<usize>,
     },
+    /// `r` on an entry that is not where the session resumes: check it out first?
+    ConfirmResume(ResumeOffer),
     /// `e`: the file name to export to.
     ExportName(TextInput),
     /// The export file exists: overwrite it?
@@ -44,6 +46,16 @@ pub enum Mode {
     Help {
         scroll: u16,
     },
+}
+
+/// The offer on screen: check out `target` (the branch then resumes after `resumes_after`),
+/// instead of resuming after `leaf` as the file stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResumeOffer {
+    pub target: usize,
+    pub resumes_after: Option<usize>,
+    /// Where the session resumes now (the leaf, looking through labels and names).
+    pub leaf: Option<usize>,
 }
 
 /// A message in the footer.

@@ -42,7 +42,9 @@ pub fn view_context(state: &SessionViewState) -> KeyContext {
         | Mode::TranscriptSearch(_)
         | Mode::Label { .. }
         | Mode::ExportName(_) => KeyContext::Input,
-        Mode::ConfirmCheckout { .. } | Mode::ConfirmOverwrite { .. } => KeyContext::Confirm,
+        Mode::ConfirmCheckout { .. } | Mode::ConfirmOverwrite { .. } | Mode::ConfirmResume(_) => {
+            KeyContext::Confirm
+        }
     }
 }
 
@@ -125,6 +127,7 @@ pub fn apply_key_with(
                 Vec::new()
             }
         },
+        Mode::ConfirmResume(offer) => super::resume_offer::offer_key(state, offer, action),
         Mode::ExportName(mut input) => match action {
             Some(Action::Confirm) => {
                 let name = input.text().trim().to_owned();
@@ -312,13 +315,7 @@ fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
                 }];
             }
         }
-        Action::Resume => {
-            return vec![ViewEffect::Resume {
-                path: state.path.clone(),
-                entry_id: state.selected_id().map(str::to_owned),
-                dialect: state.dialect,
-            }];
-        }
+        Action::Resume => return super::resume_offer::on_resume(state),
         Action::Export if state.nav.selected_entry().is_some() => {
             state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
         }
@@ -484,6 +481,9 @@ fn label_key(
 
 /// n/N in the focused pane, wrapping around.
 fn jump_to_hit(state: &mut SessionViewState, forward: bool) {
+    if state.step_seeded_hit(forward) {
+        return;
+    }
     let tree = state.focus == Focus::Tree;
     let searching = if tree {
         state.tree_search.is_some()

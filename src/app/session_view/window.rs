@@ -182,7 +182,7 @@ impl SessionViewState {
         self.transcript_hits.clear();
     }
 
-    fn show_hit(&mut self, hit: (usize, usize)) {
+    pub(super) fn show_hit(&mut self, hit: (usize, usize)) {
         match self.transcript.line_of(hit) {
             Some(line) => self.transcript_scroll = line,
             None => self.lay_out_at(hit),

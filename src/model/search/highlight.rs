@@ -10,9 +10,9 @@ use std::ops::Range;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::Query;
 use super::js::is_js_space;
 use super::tokens::Token;
+use super::{Query, Score};
 
 impl Query {
     /// Byte ranges of `shown` that the query matches, sorted and merged.
@@ -20,6 +20,17 @@ impl Query {
     /// Words mark their literal occurrences, else (when the whole word matches fuzzily within
     /// `shown`) their matched characters; phrases and regexes every match span.
     pub fn highlight(&self, shown: &str) -> Vec<Range<usize>> {
+        self.highlight_tokens(shown, u32::MAX)
+    }
+
+    /// [`Query::highlight`] for a session whose `score` says which tokens matched fuzzily
+    /// ([`Score::fuzzy_tokens`]): only those are marked by their scattered characters; the
+    /// others mark their literal occurrences only. Without a score, nothing fuzzy is marked.
+    pub fn highlight_for(&self, shown: &str, score: Option<&Score>) -> Vec<Range<usize>> {
+        self.highlight_tokens(shown, score.map_or(0, |s| s.fuzzy_tokens))
+    }
+
+    fn highlight_tokens(&self, shown: &str, fuzzy_tokens: u32) -> Vec<Range<usize>> {
         let mut ranges = Vec::new();
         if let Some(re) = self.regex() {
             ranges.extend(
@@ -30,13 +41,14 @@ impl Query {
             return merge_ranges(ranges);
         }
         let lowered = LoweredChars::new(shown);
-        for token in self.tokens() {
+        for (k, token) in self.tokens().iter().enumerate() {
+            let fuzzy_allowed = k < 32 && fuzzy_tokens & (1 << k) != 0;
             match token {
                 Token::Word(w) => {
                     let words = [w.lower.clone()];
                     let before = ranges.len();
                     lowered.phrases(&words, &mut ranges);
-                    if ranges.len() == before {
+                    if ranges.len() == before && fuzzy_allowed {
                         ranges.extend(fuzzy_ranges(&w.lower, shown));
                     }
                 }

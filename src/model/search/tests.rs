@@ -425,6 +425,7 @@ fn tool_hits_rank_after_everything_pi_lists() {
 #[test]
 fn cmp_rank_orders_pi_matches_then_score() {
     let s = |tool_only, pi_score| Score {
+        fuzzy_tokens: 0,
         pi_score,
         tool_only,
     };
@@ -492,4 +493,51 @@ fn tool_call_text_names_what_it_touched() {
     assert_eq!(tool_call_text("bash", &args), "bash cargo publish");
     let args = serde_json::json!({"path": "src/auth.rs", "content": "secret"});
     assert_eq!(tool_call_text("write", &args), "write src/auth.rs");
+}
+
+#[test]
+fn rows_mark_scattered_characters_only_for_tokens_that_matched_fuzzily() {
+    let fields = SearchFields {
+        id: "0190",
+        name: None,
+        summary: None,
+        text: "we fixed the parser",
+        cwd: "/home/u/code/app",
+        tools: "",
+    };
+    // `cdap` is nowhere literally: it matched as a subsequence of the cwd.
+    let q = Query::parse("cdap").unwrap();
+    let sc = q.score(&fields).unwrap();
+    assert_eq!(sc.fuzzy_tokens, 1);
+    let cwd = "~/code/app";
+    let marked: String = q
+        .highlight_for(cwd, Some(&sc))
+        .into_iter()
+        .map(|r| &cwd[r])
+        .collect();
+    assert_eq!(marked, "cdap");
+    // `parser` matched literally in the messages: marked where it is literal, never as
+    // scattered letters.
+    let q = Query::parse("cap parser").unwrap();
+    let sc = q.score(&fields).unwrap();
+    assert_eq!(
+        sc.fuzzy_tokens, 0b01,
+        "cap fuzzy in the cwd, parser literal"
+    );
+    let shown = "we fixed the parser";
+    let marked: Vec<&str> = q
+        .highlight_for(shown, Some(&sc))
+        .into_iter()
+        .map(|r| &shown[r])
+        .collect();
+    assert_eq!(marked, ["parser"]);
+    let marked = q.highlight_for("p-a-r-s-e-r", Some(&sc));
+    assert!(marked.is_empty(), "{marked:?}");
+    // Without a score (nothing known), only literal hits are marked.
+    assert!(
+        Query::parse("cdap")
+            .unwrap()
+            .highlight_for(cwd, None)
+            .is_empty()
+    );
 }

@@ -45,6 +45,7 @@ pub(crate) struct Runner {
     preview: Slot,
     open: Slot,
     live: Slot,
+    hits: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -74,6 +75,7 @@ impl Runner {
             preview: Slot::default(),
             open: Slot::default(),
             live: Slot::default(),
+            hits: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -91,6 +93,7 @@ impl Runner {
             Job::Preview => &self.preview,
             Job::Open => &self.open,
             Job::Live => &self.live,
+            Job::Hits => &self.hits,
         }
     }
 
@@ -225,12 +228,29 @@ impl Runner {
                 })
             }),
             Effect::LoadPreview { path, agent } => self.load_preview(path, agent),
+            Effect::FindHits { path, query } => self.submit(
+                Job::Hits,
+                self.hits.next(),
+                move |ticket| {
+                    let result =
+                        crate::app::preview_hits::find_preview_hits(&path, &query, &|| {
+                            ticket.is_cancelled()
+                        });
+                    (!ticket.is_cancelled()).then(|| Event::HitsFound {
+                        path,
+                        query: query.as_str().to_owned(),
+                        result,
+                    })
+                },
+                || None,
+            ),
             Effect::OpenSession {
                 record,
                 path,
                 agent,
                 viewport,
                 home,
+                search,
             } => {
                 // A second Enter on the session being loaded: the running load serves it.
                 let reuse = self
@@ -254,7 +274,10 @@ impl Runner {
                         // What the view shows is what its labels and check-outs may write to.
                         pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
-                        let result = open_view(&path, agent, viewport, home, &cancelled);
+                        let mut result = open_view(&path, agent, viewport, home, &cancelled);
+                        if let (Ok(view), Some(search)) = (&mut result, search) {
+                            view.open_search(search);
+                        }
                         (!ticket.is_cancelled()).then_some(Event::SessionOpened {
                             record,
                             result,

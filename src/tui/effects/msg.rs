@@ -31,6 +31,7 @@ pub(crate) enum Job {
     Preview,
     Open,
     Live,
+    Hits,
 }
 
 /// How the browser ended.

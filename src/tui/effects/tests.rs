@@ -45,6 +45,7 @@ fn open(path: &Path) -> Effect {
         agent: Dialect::Pi,
         viewport: ratatui::layout::Rect::new(0, 0, 100, 30),
         home: None,
+        search: None,
     }
 }
 
