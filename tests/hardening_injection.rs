@@ -121,7 +121,7 @@ fn every_subcommand_prints_hostile_text_inertly() {
     // Errors that echo hostile input.
     for args in [
         &["show", "/nonexistent/\x1b[2J\u{202E}.jsonl"][..],
-        &["label", p, "\x1b]52;c;x\x07", "t"],
+        &["label", p, "\x1b]52;c;x\x07", "t", "--json"],
         &["context", p, "--leaf", "\u{9b}2J"],
         &["show", "\x1b[2J-no-such-id"],
     ] {

@@ -24,10 +24,12 @@ pub enum KeyContext {
     Help,
     /// The list of unreadable files (Ctrl+E); any key not bound here closes it.
     Problems,
+    /// The trash view (Alt+T): trashed session files, to restore.
+    Trash,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 10] = [
+    pub const ALL: [KeyContext; 11] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -38,6 +40,7 @@ impl KeyContext {
         KeyContext::Danger,
         KeyContext::Help,
         KeyContext::Problems,
+        KeyContext::Trash,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -53,6 +56,7 @@ impl KeyContext {
             KeyContext::Danger => ("danger", "Permanent deletion"),
             KeyContext::Help => ("help", "Help"),
             KeyContext::Problems => ("problems", "Unreadable files list"),
+            KeyContext::Trash => ("trash", "Trash view"),
         }
     }
 
@@ -88,6 +92,10 @@ pub enum Action {
     Undo,
     /// List the files that could not be read as sessions, with the reason.
     Problems,
+    /// Open the trash view: the session files in the platform trash.
+    TrashView,
+    /// Trash view: restore the selected session (asks first).
+    Restore,
     Fold,
     Unfold,
     FilterDefault,
@@ -135,7 +143,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 49] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -154,6 +162,8 @@ impl Action {
         Action::Delete,
         Action::Undo,
         Action::Problems,
+        Action::TrashView,
+        Action::Restore,
         Action::Fold,
         Action::Unfold,
         Action::FilterDefault,
@@ -229,6 +239,16 @@ impl Action {
                 "problems",
                 None,
                 "list the files that could not be read, and why",
+            ),
+            A::TrashView => (
+                "trash",
+                None,
+                "the trash: sessions deleted by any run, to restore",
+            ),
+            A::Restore => (
+                "restore",
+                Some("restore"),
+                "restore the session with its backups, byte for byte (asks first)",
             ),
             A::Fold => (
                 "fold",

@@ -30,4 +30,6 @@ pub mod styled;
 pub mod text_input;
 pub mod theme;
 pub mod threads;
+pub mod trash_state;
+pub mod trash_view;
 pub mod update;
