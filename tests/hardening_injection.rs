@@ -242,5 +242,6 @@ fn plain_list_rows_cannot_be_split_or_overwritten() {
     }
     let out = grove(dir.path(), &root, &["list", "--all"]);
     assert_inert("list", &out.stdout);
-    assert_eq!(stdout(&out).lines().count(), 5, "{}", stdout(&out));
+    // A header line, then one row per session.
+    assert_eq!(stdout(&out).lines().count(), 6, "{}", stdout(&out));
 }

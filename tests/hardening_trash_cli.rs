@@ -115,6 +115,6 @@ fn trash_restore_by_name_and_never_over_a_new_file() {
     fs::remove_file(&s).unwrap();
     let out = grove(dir.path(), &root, &["trash", "restore", "n.jsonl"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("restored"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Restored"), "{}", stdout(&out));
     assert_eq!(fs::read(&s).unwrap(), before);
 }
