@@ -382,7 +382,10 @@ fn header_only_file() {
     let out = cli(&c, &["context", c.path.to_str().unwrap(), "--json"]);
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["messages"], Value::Array(vec![]));
-    let out = cli(&c, &["label", c.path.to_str().unwrap(), "nope", "x"]);
+    let out = cli(
+        &c,
+        &["label", c.path.to_str().unwrap(), "nope", "x", "--json"],
+    );
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no entry"), "{}", stderr(&out));
     neighbour_still_lists(&c);
@@ -406,7 +409,7 @@ fn no_header_case(name: &str, content: &[u8]) {
             stderr(&out)
         );
     }
-    let out = cli(&c, &["rename", c.path.to_str().unwrap(), "x"]);
+    let out = cli(&c, &["rename", c.path.to_str().unwrap(), "x", "--json"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no header"), "{}", stderr(&out));
     let out = neighbour_still_lists(&c);
@@ -494,7 +497,13 @@ fn jsonl_that_is_a_directory() {
     assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
     let out = cli(
         &c,
-        &["rm", "--yes", "--permanent", c.path.to_str().unwrap()],
+        &[
+            "rm",
+            "--yes",
+            "--permanent",
+            c.path.to_str().unwrap(),
+            "--json",
+        ],
     );
     assert!(!out.status.success());
     assert!(c.path.is_dir());
@@ -529,7 +538,7 @@ fn jsonl_that_is_a_fifo_never_blocks() {
             stderr(&out)
         );
     }
-    let out = cli(&c, &["rename", c.path.to_str().unwrap(), "x"]);
+    let out = cli(&c, &["rename", c.path.to_str().unwrap(), "x", "--json"]);
     assert!(!out.status.success());
     let out = neighbour_still_lists(&c);
     assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
@@ -645,7 +654,7 @@ fn unreadable_file() {
         "{}",
         stderr(&out)
     );
-    let out = run(&["rename", path.to_str().unwrap(), "x"]).unwrap();
+    let out = run(&["rename", path.to_str().unwrap(), "x", "--json"]).unwrap();
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("Permission denied"),

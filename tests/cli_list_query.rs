@@ -182,7 +182,9 @@ fn plain_rows_bad_queries_and_sort_without_query() {
     let (_dir, root) = fixture_root();
     let (ok, stdout, _) = list(&root, &["--query", "\"last line\""]);
     assert!(ok);
-    assert_eq!(stdout.lines().count(), 1);
+    // A header line, then the one match.
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.starts_with("ID "), "{stdout}");
     assert!(
         stdout.contains("aaaa0001") && stdout.contains("text: "),
         "{stdout}"

@@ -103,13 +103,13 @@ fn label_and_rename_keep_the_leaf_and_read_back() {
 
     let out = json(&grove(
         tmp.path(),
-        &["label", "0197aaaa", "aaaa0003", "second try"],
+        &["label", "0197aaaa", "aaaa0003", "second try", "--json"],
     ));
     let label_id = out["id"].as_str().unwrap().to_owned();
     assert_eq!(label_id.len(), 8);
     let out = json(&grove(
         tmp.path(),
-        &["rename", "0197aaaa", "  Parser\r\nwork  "],
+        &["rename", "0197aaaa", "  Parser\r\nwork  ", "--json"],
     ));
     let rename_id = out["id"].as_str().unwrap().to_owned();
 
@@ -151,9 +151,9 @@ fn label_and_rename_keep_the_leaf_and_read_back() {
     assert_eq!(show["name"], "Parser work");
     json(&grove(
         tmp.path(),
-        &["label", "0197aaaa", "aaaa0003", "--clear"],
+        &["label", "0197aaaa", "aaaa0003", "--clear", "--json"],
     ));
-    json(&grove(tmp.path(), &["rename", "0197aaaa", ""]));
+    json(&grove(tmp.path(), &["rename", "0197aaaa", "", "--json"]));
     let show = json(&grove(tmp.path(), &["show", "0197aaaa", "--json"]));
     assert_eq!(show["name"], Value::Null);
     assert_eq!(show["hasName"], true);
@@ -165,13 +165,19 @@ fn checkout_moves_the_leaf_and_persists() {
     let tmp = tempfile::tempdir().unwrap();
     write_session(tmp.path());
     // An assistant entry: the branch resumes right after it.
-    json(&grove(tmp.path(), &["checkout", "0197aaaa", "bbbb0003"]));
+    json(&grove(
+        tmp.path(),
+        &["checkout", "0197aaaa", "bbbb0003", "--json"],
+    ));
     assert_eq!(
         context_ids(tmp.path(), "0197aaaa"),
         ["aaaa0001", "bbbb0001", "aaaa0003", "bbbb0003"]
     );
     // A user message: as in pi, the branch resumes from its parent (the text is re-asked).
-    let out = json(&grove(tmp.path(), &["checkout", "0197aaaa", "aaaa0002"]));
+    let out = json(&grove(
+        tmp.path(),
+        &["checkout", "0197aaaa", "aaaa0002", "--json"],
+    ));
     assert_eq!(out["leafParentId"], "bbbb0001");
     assert_eq!(
         context_ids(tmp.path(), "0197aaaa"),
@@ -180,7 +186,7 @@ fn checkout_moves_the_leaf_and_persists() {
     // A later label does not move it again.
     json(&grove(
         tmp.path(),
-        &["label", "0197aaaa", "aaaa0001", "start"],
+        &["label", "0197aaaa", "aaaa0001", "start", "--json"],
     ));
     assert_eq!(
         context_ids(tmp.path(), "0197aaaa"),
@@ -194,15 +200,15 @@ fn fork_writes_a_new_session_with_the_path() {
     let path = write_session(tmp.path());
     json(&grove(
         tmp.path(),
-        &["label", "0197aaaa", "aaaa0003", "alt"],
+        &["label", "0197aaaa", "aaaa0003", "alt", "--json"],
     ));
     json(&grove(
         tmp.path(),
-        &["label", "0197aaaa", "bbbb0002", "done"],
+        &["label", "0197aaaa", "bbbb0002", "done", "--json"],
     ));
     let out = json(&grove(
         tmp.path(),
-        &["fork", "0197aaaa", "--at", "bbbb0003"],
+        &["fork", "0197aaaa", "--at", "bbbb0003", "--json"],
     ));
     let fork = PathBuf::from(out["path"].as_str().unwrap());
     assert_eq!(fork.parent(), path.parent());
@@ -243,12 +249,12 @@ fn export_markdown_and_jsonl() {
     let file = tmp.path().join("out.md");
     json(&grove(
         tmp.path(),
-        &["export", "0197aaaa", "-o", file.to_str().unwrap()],
+        &["export", "0197aaaa", "-o", file.to_str().unwrap(), "--json"],
     ));
     // Never overwrites.
     let again = grove(
         tmp.path(),
-        &["export", "0197aaaa", "-o", file.to_str().unwrap()],
+        &["export", "0197aaaa", "-o", file.to_str().unwrap(), "--json"],
     );
     assert!(!again.status.success());
 }
@@ -260,10 +266,10 @@ fn errors_are_clear_and_nonzero() {
     let out = grove(tmp.path(), &["show", "nope"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no session matches"));
-    let out = grove(tmp.path(), &["label", "0197aaaa", "zzzz", "x"]);
+    let out = grove(tmp.path(), &["label", "0197aaaa", "zzzz", "x", "--json"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no entry zzzz"));
-    let out = grove(tmp.path(), &["rm", "0197aaaa"]);
+    let out = grove(tmp.path(), &["rm", "0197aaaa", "--json"]);
     assert!(
         !out.status.success(),
         "rm without --yes on a non-terminal must refuse"
@@ -277,7 +283,7 @@ fn torn_last_line_refuses_to_append() {
     let mut bytes = fs::read(&path).unwrap();
     bytes.extend_from_slice(br#"{"type":"message","id":"cc"#);
     fs::write(&path, &bytes).unwrap();
-    let out = grove(tmp.path(), &["rename", "0197aaaa", "x"]);
+    let out = grove(tmp.path(), &["rename", "0197aaaa", "x", "--json"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("incomplete"));
     assert_eq!(fs::read(&path).unwrap(), bytes);

@@ -163,6 +163,7 @@ fn export_html(sandbox: &Path, root: &Path, session: &Path, out: &Path) {
             "html",
             "-o",
             out.to_str().unwrap(),
+            "--json",
         ],
     );
     assert!(o.status.success(), "export failed: {}", stderr(&o));
@@ -288,6 +289,7 @@ fn demo_session_in_chromium() {
             "html",
             "-o",
             page.to_str().unwrap(),
+            "--json",
         ],
     );
     assert!(!again.status.success());

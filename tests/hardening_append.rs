@@ -279,14 +279,14 @@ fn torn_last_line_is_refused_and_file_untouched() {
     let out = grove(
         dir.path(),
         &folder,
-        &["rename", path.to_str().unwrap(), "x"],
+        &["rename", path.to_str().unwrap(), "x", "--json"],
     );
     assert!(!out.status.success());
     assert!(stderr(&out).contains("incomplete"), "{}", stderr(&out));
     let out = grove(
         dir.path(),
         &folder,
-        &["label", path.to_str().unwrap(), "m0000001", "y"],
+        &["label", path.to_str().unwrap(), "m0000001", "y", "--json"],
     );
     assert!(!out.status.success());
     assert!(stderr(&out).contains("incomplete"), "{}", stderr(&out));
@@ -468,7 +468,7 @@ fn read_only_file_is_refused_by_the_os_and_reported() {
         open_up(&sandbox.join(d), 0o777);
     }
     let out = cmd
-        .args(["rename", path.to_str().unwrap(), "new name"])
+        .args(["rename", path.to_str().unwrap(), "new name", "--json"])
         .output()
         .unwrap();
     let err = stderr(&out);
@@ -506,7 +506,7 @@ fn immutable_file_is_refused_and_reported() {
     let out = grove(
         dir.path(),
         &folder,
-        &["rename", path.to_str().unwrap(), "x"],
+        &["rename", path.to_str().unwrap(), "x", "--json"],
     );
     assert!(!out.status.success());
     assert!(
@@ -549,7 +549,7 @@ fn file_size_limit_failures_from_the_kernel() {
         cmd.arg("-c")
             .arg("trap '' XFSZ; ulimit -f 2 || exit 97; exec \"$0\" \"$@\"")
             .arg(grove_bin())
-            .args(["rename", path.to_str().unwrap(), &"n".repeat(200)]);
+            .args(["rename", path.to_str().unwrap(), &"n".repeat(200), "--json"]);
         isolate(&mut cmd, dir.path());
         let out = cmd.output().unwrap();
         if out.status.code() == Some(97) {

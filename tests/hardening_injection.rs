@@ -121,7 +121,7 @@ fn every_subcommand_prints_hostile_text_inertly() {
     // Errors that echo hostile input.
     for args in [
         &["show", "/nonexistent/\x1b[2J\u{202E}.jsonl"][..],
-        &["label", p, "\x1b]52;c;x\x07", "t"],
+        &["label", p, "\x1b]52;c;x\x07", "t", "--json"],
         &["context", p, "--leaf", "\u{9b}2J"],
         &["show", "\x1b[2J-no-such-id"],
     ] {
@@ -242,5 +242,6 @@ fn plain_list_rows_cannot_be_split_or_overwritten() {
     }
     let out = grove(dir.path(), &root, &["list", "--all"]);
     assert_inert("list", &out.stdout);
-    assert_eq!(stdout(&out).lines().count(), 5, "{}", stdout(&out));
+    // A header line, then one row per session.
+    assert_eq!(stdout(&out).lines().count(), 6, "{}", stdout(&out));
 }

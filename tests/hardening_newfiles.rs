@@ -54,7 +54,7 @@ fn a_fork_killed_midway_leaves_no_partial_session() {
     // final name would be caught mid-write), and at a spread of fixed delays.
     for attempt in 0..8u64 {
         let mut child = grove_cmd(dir.path())
-            .args(["fork", source.to_str().unwrap()])
+            .args(["fork", source.to_str().unwrap(), "--json"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -127,6 +127,7 @@ fn export_and_fork_on_a_full_file_system_leave_nothing_and_name_the_path() {
             big.to_str().unwrap(),
             "-o",
             target.to_str().unwrap(),
+            "--json",
         ],
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -144,6 +145,7 @@ fn export_and_fork_on_a_full_file_system_leave_nothing_and_name_the_path() {
             small.to_str().unwrap(),
             "-o",
             target.to_str().unwrap(),
+            "--json",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -157,6 +159,7 @@ fn export_and_fork_on_a_full_file_system_leave_nothing_and_name_the_path() {
             small.to_str().unwrap(),
             "-o",
             target.to_str().unwrap(),
+            "--json",
         ],
     );
     assert!(!out.status.success());
@@ -167,7 +170,7 @@ fn export_and_fork_on_a_full_file_system_leave_nothing_and_name_the_path() {
     let sessions = mnt.join("--w--");
     fs::create_dir(&sessions).unwrap();
     let src = write_file(&sessions, "s.jsonl", big_session("sess-fork", 10, 4000));
-    let out = grove(dir.path(), mnt, &["fork", src.to_str().unwrap()]);
+    let out = grove(dir.path(), mnt, &["fork", src.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let err = stderr(&out);
     assert!(

@@ -51,9 +51,9 @@ fn non_utf8_paths_never_panic_and_json_keeps_them_exactly() {
     write_file(&good_dir, "ok.jsonl", small_session("sess-ok", "/w"));
 
     for args in [
-        &["rename", "sess-bad", "new name"][..],
-        &["label", "sess-bad", "m0000001", "a label"],
-        &["checkout", "sess-bad", "m0000001"],
+        &["rename", "sess-bad", "new name", "--json"][..],
+        &["label", "sess-bad", "m0000001", "a label", "--json"],
+        &["checkout", "sess-bad", "m0000001", "--json"],
         &["show", "sess-bad", "--json"],
     ] {
         let out = grove(dir.path(), &root, args);
@@ -84,13 +84,13 @@ fn non_utf8_paths_never_panic_and_json_keeps_them_exactly() {
         let out = grove(dir.path(), &root, args);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
     }
-    let out = grove(dir.path(), &root, &["fork", "sess-bad"]);
+    let out = grove(dir.path(), &root, &["fork", "sess-bad", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let fork = decode_path(&json(&out)["path"]);
     assert!(fork.exists() && fork.parent() == Some(folder.as_path()));
     fs::remove_file(&fork).unwrap();
 
-    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-bad"]);
+    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-bad", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let trashed = json(&out)["trashed"].clone();
     assert_eq!(
@@ -117,9 +117,9 @@ fn a_write_whose_report_cannot_be_printed_says_it_is_done_and_exits_3() {
     let path = write_file(&folder, "s.jsonl", small_session("sess-full", "/w"));
     let lines = || fs::read_to_string(&path).unwrap().lines().count();
     for (args, added) in [
-        (&["rename", "sess-full", "new"][..], 1),
-        (&["label", "sess-full", "m0000001", "l"], 1),
-        (&["checkout", "sess-full", "m0000001"], 1),
+        (&["rename", "sess-full", "new", "--json"][..], 1),
+        (&["label", "sess-full", "m0000001", "l", "--json"], 1),
+        (&["checkout", "sess-full", "m0000001", "--json"], 1),
     ] {
         let before = lines();
         let out = grove_cmd(dir.path())
@@ -143,7 +143,7 @@ fn a_write_whose_report_cannot_be_printed_says_it_is_done_and_exits_3() {
     let out = grove_cmd(dir.path())
         .arg("--session-dir")
         .arg(&root)
-        .args(["label", "sess-full", "nosuchentry", "l"])
+        .args(["label", "sess-full", "nosuchentry", "l", "--json"])
         .stdout(dev_full())
         .output()
         .unwrap();
@@ -152,12 +152,13 @@ fn a_write_whose_report_cannot_be_printed_says_it_is_done_and_exits_3() {
     // Fork and export -o: the new file exists, the status says so.
     let export = dir.path().join("e.md");
     for args in [
-        vec!["fork".to_string(), "sess-full".into()],
+        vec!["fork".to_string(), "sess-full".into(), "--json".into()],
         vec![
             "export".into(),
             "sess-full".into(),
             "-o".into(),
             export.to_string_lossy().into_owned(),
+            "--json".into(),
         ],
     ] {
         let out = grove_cmd(dir.path())
@@ -197,7 +198,7 @@ fn label_through_a_link_to_a_non_session_file_says_why() {
     let out = grove(
         dir.path(),
         &root,
-        &["label", link.to_str().unwrap(), "abc", "x"],
+        &["label", link.to_str().unwrap(), "abc", "x", "--json"],
     );
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
@@ -215,7 +216,7 @@ fn cache_clear_errors_name_the_path() {
     // The cache folder is a file: removing it as a folder fails.
     fs::write(cache.join("grove"), "not a folder").unwrap();
     let out = grove_cmd(dir.path())
-        .args(["cache", "clear"])
+        .args(["cache", "clear", "--json"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -231,7 +232,7 @@ fn a_relative_xdg_data_home_is_explained_and_nothing_is_deleted() {
         .env("XDG_DATA_HOME", "relative/data")
         .arg("--session-dir")
         .arg(&root)
-        .args(["rm", "--yes", path.to_str().unwrap()])
+        .args(["rm", "--yes", path.to_str().unwrap(), "--json"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

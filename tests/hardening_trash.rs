@@ -292,13 +292,13 @@ fn cli_rm_moves_to_the_trash_only_with_yes() {
     let before = fs::read(&s).unwrap();
 
     // Not a terminal and no --yes: refused.
-    let out = grove(dir.path(), &root, &["rm", s.to_str().unwrap()]);
+    let out = grove(dir.path(), &root, &["rm", s.to_str().unwrap(), "--json"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
     assert_eq!(fs::read(&s).unwrap(), before);
 
     // By id.
-    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-rm"]);
+    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-rm", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("trashed"), "{}", stdout(&out));
     assert!(!s.exists());
@@ -316,14 +316,14 @@ fn cli_permanent_delete_needs_the_second_confirmation() {
     let out = grove(
         dir.path(),
         &root,
-        &["rm", "--permanent", s.to_str().unwrap()],
+        &["rm", "--permanent", s.to_str().unwrap(), "--json"],
     );
     assert!(!out.status.success());
     assert!(s.exists(), "deleted without --yes");
     let out = grove(
         dir.path(),
         &root,
-        &["rm", "--permanent", "--yes", s.to_str().unwrap()],
+        &["rm", "--permanent", "--yes", s.to_str().unwrap(), "--json"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!s.exists());
@@ -341,7 +341,7 @@ fn cli_rm_never_falls_back_to_permanent_deletion() {
         .env("XDG_DATA_HOME", &not_a_dir)
         .arg("--session-dir")
         .arg(&root)
-        .args(["rm", "--yes", s.to_str().unwrap()])
+        .args(["rm", "--yes", s.to_str().unwrap(), "--json"])
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -361,7 +361,7 @@ fn cli_rm_refuses_paths_outside_the_roots() {
     let not_session = write_file(&outside_dir, "notes.txt", "notes");
     for p in [&outside, &dotdot, &not_session] {
         for extra in [&[][..], &["--permanent"][..]] {
-            let mut args = vec!["rm", "--yes"];
+            let mut args = vec!["rm", "--yes", "--json"];
             args.extend_from_slice(extra);
             args.push(p.to_str().unwrap());
             let out = grove(dir.path(), &root, &args);
@@ -386,7 +386,7 @@ fn cli_rm_of_a_symlinked_session_keeps_the_target() {
     let before = fs::read(&target).unwrap();
     let link = folder.join("l.jsonl");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-l"]);
+    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-l", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(fs::symlink_metadata(&link).is_err());
     assert_eq!(fs::read(&target).unwrap(), before);
@@ -395,7 +395,13 @@ fn cli_rm_of_a_symlinked_session_keeps_the_target() {
     let out = grove(
         dir.path(),
         &root,
-        &["rm", "--yes", "--permanent", link.to_str().unwrap()],
+        &[
+            "rm",
+            "--yes",
+            "--permanent",
+            link.to_str().unwrap(),
+            "--json",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(fs::symlink_metadata(&link).is_err());

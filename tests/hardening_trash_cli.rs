@@ -39,7 +39,7 @@ fn rm_says_how_to_undo_and_trash_restore_brings_everything_back() {
     let before = fs::read(&s).unwrap();
     let original = fs::canonicalize(&folder).unwrap().join("s.jsonl");
 
-    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-tr"]);
+    let out = grove(dir.path(), &root, &["rm", "--yes", "sess-tr", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let undo = format!("grove trash restore '{}'", original.display());
     assert!(stderr(&out).contains(&undo), "{}", stderr(&out));
@@ -97,7 +97,7 @@ fn trash_restore_by_name_and_never_over_a_new_file() {
     let s = write_file(&folder, "n.jsonl", small_session("sess-n", "/w"));
     let before = fs::read(&s).unwrap();
     assert!(
-        grove(dir.path(), &root, &["rm", "--yes", "sess-n"])
+        grove(dir.path(), &root, &["rm", "--yes", "sess-n", "--json"])
             .status
             .success()
     );
@@ -115,6 +115,6 @@ fn trash_restore_by_name_and_never_over_a_new_file() {
     fs::remove_file(&s).unwrap();
     let out = grove(dir.path(), &root, &["trash", "restore", "n.jsonl"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("restored"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Restored"), "{}", stdout(&out));
     assert_eq!(fs::read(&s).unwrap(), before);
 }

@@ -51,6 +51,7 @@ fn two_grove_processes_writing_labels_form_one_chain() {
                             path.to_str().unwrap(),
                             "m0000001",
                             &format!("{who}{i}"),
+                            "--json",
                         ])
                         .output()
                         .unwrap();
@@ -183,7 +184,13 @@ fn a_grove_write_waits_for_the_lock_held_by_another_grove_process() {
     let held = File::open(&path).unwrap();
     rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
     let mut child = grove_cmd(dir.path())
-        .args(["label", path.to_str().unwrap(), "m0000001", "waited"])
+        .args([
+            "label",
+            path.to_str().unwrap(),
+            "m0000001",
+            "waited",
+            "--json",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

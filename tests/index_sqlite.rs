@@ -196,7 +196,7 @@ fn a_name_or_id_in_a_crafted_cache_does_not_send_a_write_to_another_file() {
     .unwrap();
     grove::storage::index::db::Db::rehash_for_tests(&cache).unwrap();
     let b_before = fs::read(&b).unwrap();
-    run(home, &["rename", "alpha", "beta"]);
+    run(home, &["rename", "alpha", "beta", "--json"]);
     assert_eq!(fs::read(&b).unwrap(), b_before, "B untouched");
     assert!(String::from_utf8_lossy(&fs::read(&a).unwrap()).contains(r#""name":"beta""#));
 
@@ -207,7 +207,7 @@ fn a_name_or_id_in_a_crafted_cache_does_not_send_a_write_to_another_file() {
     )
     .unwrap();
     grove::storage::index::db::Db::rehash_for_tests(&cache).unwrap();
-    run(home, &["label", "0000cafe", "0000u001", "here"]);
+    run(home, &["label", "0000cafe", "0000u001", "here", "--json"]);
     assert_eq!(fs::read(&b).unwrap(), b_before, "B untouched");
     assert!(String::from_utf8_lossy(&fs::read(&a).unwrap()).contains(r#""label":"here""#));
 }
@@ -247,12 +247,12 @@ fn writes_from_a_warm_index_equal_writes_from_the_whole_file() {
     fs::copy(&p, &copy).unwrap();
     run(home, &["list", "--all", "--json"]);
     let writes: [&[&str]; 5] = [
-        &["label", "0000cafe", "0000u005", "first"],
-        &["rename", "0000cafe", "a name"],
-        &["checkout", "0000cafe", "0000a003"],
+        &["label", "0000cafe", "0000u005", "first", "--json"],
+        &["rename", "0000cafe", "a name", "--json"],
+        &["checkout", "0000cafe", "0000a003", "--json"],
         // A user message: the leaf goes to its parent.
-        &["checkout", "0000cafe", "0000u007"],
-        &["label", "0000cafe", "0000a012", "exact"],
+        &["checkout", "0000cafe", "0000u007", "--json"],
+        &["label", "0000cafe", "0000a012", "exact", "--json"],
     ];
     for w in writes {
         let (out, err) = run(home, w);
@@ -283,7 +283,7 @@ fn writes_from_a_warm_index_equal_writes_from_the_whole_file() {
     assert_eq!(lines[n - 4]["parentId"], lines[n - 5]["id"]);
     // An unknown entry is refused without writing.
     let before = fs::read(&p).unwrap();
-    let out = grove(home, &["label", "0000cafe", "nope", "x"])
+    let out = grove(home, &["label", "0000cafe", "nope", "x", "--json"])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -478,8 +478,13 @@ fn status_messages_expire_on_ticks() {
 
 #[test]
 fn empty_list_messages_follow_the_filters() {
+    // No session at all: the first-run text (tests/trash_view.rs).
     let mut h = Harness::new(100, 30);
     h.load(vec![]);
+    assert!(h.render().contains("No sessions found."));
+    // Sessions, none listed: what the filters hide.
+    let mut h = Harness::new(100, 30);
+    h.load(vec![record(info("e1", "elsewhere", "/other", HOUR, 2))]);
     assert!(
         h.render()
             .contains("No sessions in current folder. Press tab to view all.")

@@ -27,10 +27,12 @@ pub enum KeyContext {
     /// A notice over the screen (config problems at start); any key not bound here does
     /// nothing, so keys meant for the screen under it are not acted on unseen.
     Notice,
+    /// The trash view (Alt+T): trashed session files, to restore.
+    Trash,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 11] = [
+    pub const ALL: [KeyContext; 12] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -42,6 +44,7 @@ impl KeyContext {
         KeyContext::Help,
         KeyContext::Problems,
         KeyContext::Notice,
+        KeyContext::Trash,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -58,6 +61,7 @@ impl KeyContext {
             KeyContext::Help => ("help", "Help"),
             KeyContext::Problems => ("problems", "Unreadable files list"),
             KeyContext::Notice => ("notice", "Notice"),
+            KeyContext::Trash => ("trash", "Trash view"),
         }
     }
 
@@ -93,6 +97,10 @@ pub enum Action {
     Undo,
     /// List the files that could not be read as sessions, with the reason.
     Problems,
+    /// Open the trash view: the session files in the platform trash.
+    TrashView,
+    /// Trash view: restore the selected session (asks first).
+    Restore,
     Fold,
     Unfold,
     FilterDefault,
@@ -146,7 +154,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 52] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -165,6 +173,8 @@ impl Action {
         Action::Delete,
         Action::Undo,
         Action::Problems,
+        Action::TrashView,
+        Action::Restore,
         Action::Fold,
         Action::Unfold,
         Action::FilterDefault,
@@ -243,6 +253,16 @@ impl Action {
                 "problems",
                 None,
                 "list the files that could not be read, and why",
+            ),
+            A::TrashView => (
+                "trash",
+                None,
+                "the trash: sessions deleted by any run, to restore",
+            ),
+            A::Restore => (
+                "restore",
+                Some("restore"),
+                "restore the session with its backups, byte for byte (asks first)",
             ),
             A::Fold => (
                 "fold",

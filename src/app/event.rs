@@ -80,6 +80,16 @@ pub enum Event {
         item: UndoItem,
         result: Result<(), String>,
     },
+    /// The trash view's listing.
+    TrashListed {
+        generation: u64,
+        result: Result<Vec<crate::app::trash_state::TrashRow>, String>,
+    },
+    /// A restore from the trash view: the files put back.
+    TrashRestored {
+        original: PathBuf,
+        result: Result<Vec<PathBuf>, String>,
+    },
     /// The session view of a whole session, loaded and laid out off the UI thread.
     SessionOpened {
         record: usize,
@@ -177,6 +187,16 @@ pub enum Effect {
         path: PathBuf,
     },
     RestoreTrash(UndoItem),
+    /// The trash view: list the session files in the platform trash.
+    ListTrash {
+        generation: u64,
+    },
+    /// The trash view: restore the trashed session of this original path (the most recent
+    /// delete of it at `deleted_s`) with its backups.
+    RestoreFromTrash {
+        original: PathBuf,
+        deleted_s: Option<i64>,
+    },
     /// `--print`: restore the terminal, print the path to stdout, exit 0.
     Print(PathBuf),
     /// Restore the terminal and run the session's agent in its folder.

@@ -52,6 +52,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Delete, &["ctrl+d"]);
     add(p, A::Undo, &["ctrl+z"]);
     add(p, A::Problems, &["ctrl+e"]);
+    add(p, A::TrashView, &["alt+t"]);
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
@@ -113,6 +114,16 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(&[C::Confirm], A::Yes, &["enter", "y"]);
     add(&[C::Confirm], A::No, &["esc", "n"]);
     add(&[C::Danger], A::DeleteForever, &["y"]);
+
+    let trash = &[C::Trash];
+    add(trash, A::Up, &["up", "k"]);
+    add(trash, A::Down, &["down", "j"]);
+    add(trash, A::PageUp, &["pgup"]);
+    add(trash, A::PageDown, &["pgdn"]);
+    add(trash, A::Home, &["home", "g"]);
+    add(trash, A::End, &["end", "G"]);
+    add(trash, A::Restore, &["enter"]);
+    add(trash, A::Leave, &["esc", "q"]);
 
     let popups = &[C::Help, C::Problems];
     add(popups, A::Down, &["down", "j"]);

@@ -35,4 +35,6 @@ pub mod text_input;
 pub mod theme;
 pub mod threads;
 pub mod undo;
+pub mod trash_state;
+pub mod trash_view;
 pub mod update;

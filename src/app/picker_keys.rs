@@ -60,6 +60,7 @@ pub(crate) fn active_context(state: &AppState) -> KeyContext {
     match &state.mode {
         Mode::Help { .. } => return KeyContext::Help,
         Mode::Problems { .. } => return KeyContext::Problems,
+        Mode::Trash(v) => return super::trash_view::context(v),
         Mode::Rename { .. } => return KeyContext::Input,
         Mode::ConfirmDelete { .. } | Mode::Deleting { .. } => return KeyContext::Confirm,
         Mode::ConfirmPermanent { .. } => return KeyContext::Danger,
@@ -174,6 +175,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             None => set_status(state, "Nothing to undo".into(), StatusKind::Info),
         },
         Action::Help => state.mode = Mode::Help { scroll: 0 },
+        Action::TrashView => super::trash_view::open(state, fx),
         Action::Problems => {
             if state.picker.problems.is_empty() {
                 set_status(

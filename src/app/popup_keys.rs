@@ -22,6 +22,9 @@ pub(crate) fn scroll_popup(action: Option<Action>, scroll: u16, lines: usize) ->
 }
 
 pub(crate) fn popup_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
+    if let Mode::Trash(_) = state.mode {
+        return super::trash_view::on_key(state, key, fx);
+    }
     let any = Conditions { query_empty: true };
     let km = &state.keymap;
     match &mut state.mode {
@@ -93,6 +96,6 @@ pub(crate) fn popup_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect
                 set_status(state, "Nothing was deleted".into(), StatusKind::Info);
             }
         }
-        Mode::Normal => {}
+        Mode::Normal | Mode::Trash(_) => {}
     }
 }

@@ -89,6 +89,8 @@ pub enum Mode {
     Problems {
         scroll: u16,
     },
+    /// The trash view: the session files in the platform trash, to restore.
+    Trash(Box<crate::app::trash_state::TrashView>),
     Rename {
         record: usize,
         input: TextInput,
@@ -174,6 +176,9 @@ pub struct Options {
     pub home: Option<String>,
     /// The preview pane is shown only from this width on.
     pub preview_min_width: u16,
+    /// The session folders searched, for the empty list's first-run text
+    /// ([`crate::app::first_run::searched_summary`]); empty when not known.
+    pub searched: String,
 }
 
 impl Default for Options {
@@ -182,6 +187,7 @@ impl Default for Options {
             print_mode: false,
             home: None,
             preview_min_width: 120,
+            searched: String::new(),
         }
     }
 }

@@ -73,6 +73,7 @@ fn is_write(e: &Effect) -> bool {
             | Effect::TrashSession { .. }
             | Effect::DeletePermanently { .. }
             | Effect::RestoreTrash(_)
+            | Effect::RestoreFromTrash { .. }
             | Effect::View { .. }
     )
 }
@@ -84,6 +85,7 @@ fn is_write_result(e: &Event) -> bool {
             | Event::Trashed { .. }
             | Event::DeletedPermanently { .. }
             | Event::Restored { .. }
+            | Event::TrashRestored { .. }
             | Event::ViewDone { .. }
     )
 }
@@ -140,6 +142,12 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             query,
             result,
         } => super::hits_ops::on_hits_found(state, &path, &query, result),
+        Event::TrashListed { generation, result } => {
+            super::trash_view::on_listed(state, generation, result)
+        }
+        Event::TrashRestored { original, result } => {
+            super::trash_view::on_restored(state, original, result, &mut fx)
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);

@@ -2,11 +2,13 @@
 //! command line, the same sessions in the same order (pi 1.6.0's rules, [`compare_matches`]),
 //! each with why it matched.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use clap::ValueEnum;
 use rayon::prelude::*;
 use serde_json::{Value, json};
+use unicode_width::UnicodeWidthStr;
 
 use crate::model::info::SessionInfo;
 use crate::model::search::{
@@ -111,6 +113,7 @@ pub fn print_matches(
     query_text: &str,
     sort: ListSort,
     json: bool,
+    prefixes: &HashMap<&str, usize>,
 ) -> Result<(), CliError> {
     let query = Query::parse(query_text).map_err(|e| CliError::Msg(e.to_string()))?;
     let matches = if query.is_empty() {
@@ -139,6 +142,23 @@ pub fn print_matches(
             .collect();
         writeln!(out, "{}", to_json(&Value::Array(items)))?;
     } else {
+        let id_of = |s: &SessionInfo| {
+            let len = prefixes.get(s.id.as_str()).copied().unwrap_or(s.id.len());
+            sanitize_line(s.id.get(..len).unwrap_or(&s.id)).into_owned()
+        };
+        let id_w = matches
+            .iter()
+            .map(|m| id_of(sessions[m.index]).width())
+            .max()
+            .unwrap_or(0)
+            .max(2);
+        if !matches.is_empty() {
+            writeln!(
+                out,
+                "{:<id_w$}  {:>5}  {:<24}  {:<60}  [WHERE IT MATCHED]",
+                "ID", "MSGS", "LAST ACTIVITY", "TITLE"
+            )?;
+        }
         for (m, hits) in matches.iter().zip(&hits) {
             let s = sessions[m.index];
             let why = match primary_hit(m, hits) {
@@ -147,11 +167,16 @@ pub fn print_matches(
             };
             writeln!(
                 out,
-                "{}  {:>5}  {}  {}  [{}]",
-                sanitize_line(s.id.get(..8).unwrap_or(&s.id)),
+                "{}{}  {:>5}  {}  {}  [{}]",
+                id_of(s),
+                " ".repeat(id_w.saturating_sub(id_of(s).width())),
                 s.message_count,
                 s.modified_iso(),
-                sanitize_line(&truncate_width(s.title(), 60)),
+                {
+                    let t = truncate_width(&sanitize_line(s.title()), 60).into_owned();
+                    let pad = 60usize.saturating_sub(t.width());
+                    format!("{t}{}", " ".repeat(pad))
+                },
                 sanitize_line(&truncate_width(&why, 80)),
             )?;
         }

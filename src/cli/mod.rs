@@ -19,6 +19,7 @@ pub mod json;
 pub mod list_cmd;
 pub mod list_query;
 pub mod output;
+mod prefix;
 pub mod resolve;
 mod rm_cmd;
 mod show_cmd;

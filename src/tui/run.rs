@@ -104,9 +104,11 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     // Before anything is drawn: stdout when it is a terminal, else /dev/tty, else refuse.
     terminal::choose_target()?;
 
+    let home = directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned());
     let options = Options {
         print_mode: global.print,
-        home: directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned()),
+        searched: crate::app::first_run::searched_summary(&roots, home.as_deref()),
+        home,
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);

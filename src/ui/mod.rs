@@ -3,6 +3,7 @@
 //! Views are pure functions of the app state (and of "now", for ages), drawn with ratatui.
 
 pub mod dialogs;
+pub mod first_run;
 pub mod footer;
 pub mod help;
 pub mod notice;
@@ -14,6 +15,7 @@ pub mod session_view;
 pub mod styled;
 pub mod theme;
 pub mod transcript_pane;
+pub mod trash_view;
 pub mod tree_pane;
 
 use crate::ui::theme::Theme;
@@ -41,6 +43,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     match state.mode {
         Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
+        Mode::Trash(ref view) => trash_view::draw_trash_view(frame, area, state, view),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
     }

@@ -253,6 +253,10 @@ fn empty_message(state: &AppState) -> Line<'static> {
 fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64) {
     let p = &state.picker;
     if p.rows.is_empty() {
+        if let Some(lines) = super::first_run::first_run_lines(state, area.width) {
+            frame.render_widget(Paragraph::new(lines), area);
+            return;
+        }
         frame.render_widget(Paragraph::new(empty_message(state)), area);
         return;
     }

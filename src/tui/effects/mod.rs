@@ -347,6 +347,20 @@ impl Runner {
                 };
                 self.write(move || delete_session_pinned(&effect, &roots, pin.as_ref()));
             }
+            Effect::ListTrash { generation } => {
+                let tx = self.tx.clone();
+                self.pool.run(move || {
+                    let result = super::trash_jobs::list_rows();
+                    let _ = tx.send(Msg::App(Event::TrashListed { generation, result }));
+                });
+            }
+            Effect::RestoreFromTrash {
+                original,
+                deleted_s,
+            } => self.write(move || {
+                let result = super::trash_jobs::restore_row(&original, deleted_s);
+                Some(Event::TrashRestored { original, result })
+            }),
             Effect::RestoreTrash(item) => self.write(move || {
                 let result = restore(&item.trashed).map_err(|e| e.to_string());
                 Some(Event::Restored { item, result })
