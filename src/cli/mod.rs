@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod bookmarks_cmd;
 pub mod output;
+pub mod state_cmd;
 mod trash_cmd;
 use output::{load_for_write, path_json, paths_json, print_note, report_done, shown_path};
 use serde_json::{Value, json};
@@ -108,6 +110,9 @@ pub enum Command {
         /// The order of --query results ("threaded" lists like "relevance", as in the picker).
         #[arg(long, value_enum, requires = "query", default_value_t)]
         sort: list_query::ListSort,
+        /// Only the archived sessions (`grove archive`), instead of the others.
+        #[arg(long)]
+        archived: bool,
         #[arg(long)]
         json: bool,
     },
@@ -183,6 +188,8 @@ pub enum Command {
         #[command(subcommand)]
         action: TrashAction,
     },
+    #[command(flatten)]
+    Organise(state_cmd::OrganiseCommand),
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -285,6 +292,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             include_internal,
             query,
             sort,
+            archived,
             json,
         } => {
             // The demo is a fresh temp copy each run: caching it would only leave stale rows.
@@ -305,7 +313,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             };
             // Sessions share a few dozen cwds: compare each distinct one once.
             let mut cwd_matches: std::collections::HashMap<&str, bool> = Default::default();
-            let sessions: Vec<&SessionInfo> = listing
+            let mut sessions: Vec<&SessionInfo> = listing
                 .sessions
                 .iter()
                 .filter(|s| include_internal || !s.internal)
@@ -317,12 +325,13 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     })
                 })
                 .collect();
+            let org = state_cmd::organise_listing(&mut sessions, archived);
             if let Some(q) = query {
                 return list_query::print_matches(out, &sessions, &q, sort, json);
             }
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {
-                write_sessions_json(&mut out, &sessions)?;
+                write_sessions_json(&mut out, &sessions, &|s| state_cmd::is_pinned(&org, s))?;
             } else {
                 for s in sessions {
                     writeln!(
@@ -491,6 +500,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             TrashAction::List { json } => trash_cmd::list(out, json)?,
             TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json)?,
         },
+        Command::Organise(c) => state_cmd::run(global, &roots, c, out)?,
         Command::Cache { action } => match action {
             CacheAction::Clear => {
                 let removed = crate::storage::cache::clear()?;
@@ -593,11 +603,17 @@ struct InfoJson<'a> {
     total_tokens: u64,
     cost: f64,
     parse_issues: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pinned: bool,
 }
 
 /// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: the array
 /// serialized straight to `out`, with [`InertPretty`] escaping as the strings are written.
-fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -> io::Result<()> {
+fn write_sessions_json<W: Write>(
+    out: W,
+    sessions: &[&SessionInfo],
+    pinned: &dyn Fn(&SessionInfo) -> bool,
+) -> io::Result<()> {
     let items = sessions.iter().map(|s| InfoJson {
         path: &s.path,
         id: &s.id,
@@ -621,6 +637,7 @@ fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -> io::Resul
         total_tokens: s.total_tokens,
         cost: s.cost,
         parse_issues: s.parse_issues,
+        pinned: pinned(s),
     });
     let mut ser = serde_json::Serializer::with_formatter(
         out,
@@ -1125,7 +1142,7 @@ mod tests {
         for n in [0, 1, sessions.len()] {
             let refs: Vec<&SessionInfo> = sessions[..n].iter().collect();
             let mut fast = Vec::new();
-            write_sessions_json(&mut fast, &refs).unwrap();
+            write_sessions_json(&mut fast, &refs, &|_| false).unwrap();
             let mut reference = Vec::new();
             write_json_array(&mut reference, refs.iter().map(|s| info_json(s))).unwrap();
             assert_eq!(
