@@ -117,13 +117,12 @@ pub(crate) fn session_key(
     arg: &str,
     no_cache: bool,
 ) -> Result<SessionKey, CliError> {
-    let (path, _) = resolve_session(roots, arg, no_cache)?;
-    let id = header_id(&path).ok_or_else(|| {
-        msg(format!(
-            "{}: no session header with an id",
-            shown_path(&path)
-        ))
-    })?;
+    let (path, agent) = resolve_session(roots, arg, no_cache)?;
+    // The id the listing and the picker know the session by (the header's, read from the file).
+    let id = match header_id(&path) {
+        Some(id) => id,
+        None => crate::storage::read::scan_info(&path, agent)?.id,
+    };
     Ok(SessionKey::new(id, path))
 }
 
