@@ -24,10 +24,12 @@ pub enum KeyContext {
     Help,
     /// The list of unreadable files (Ctrl+E); any key not bound here closes it.
     Problems,
+    /// The bookmarks screen (labelled entries of every session); typing searches.
+    Bookmarks,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 10] = [
+    pub const ALL: [KeyContext; 11] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -38,6 +40,7 @@ impl KeyContext {
         KeyContext::Danger,
         KeyContext::Help,
         KeyContext::Problems,
+        KeyContext::Bookmarks,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -53,6 +56,7 @@ impl KeyContext {
             KeyContext::Danger => ("danger", "Permanent deletion"),
             KeyContext::Help => ("help", "Help"),
             KeyContext::Problems => ("problems", "Unreadable files list"),
+            KeyContext::Bookmarks => ("bookmarks", "Bookmarks"),
         }
     }
 
@@ -122,6 +126,16 @@ pub enum Action {
     DeleteForever,
     /// Dismiss the first start-up notice (unreadable files, config problems).
     Dismiss,
+    /// Mark or unmark the selected session (for acting on many at once).
+    Mark,
+    /// Pin or unpin the marked (else the selected) sessions.
+    Pin,
+    /// Archive or unarchive the marked (else the selected) sessions.
+    Archive,
+    /// All sessions → pinned only → archived.
+    CycleView,
+    /// The bookmarks screen.
+    Bookmarks,
 }
 
 /// What the table says about an action.
@@ -135,7 +149,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 52] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -183,6 +197,11 @@ impl Action {
         Action::No,
         Action::DeleteForever,
         Action::Dismiss,
+        Action::Mark,
+        Action::Pin,
+        Action::Archive,
+        Action::CycleView,
+        Action::Bookmarks,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -310,6 +329,23 @@ impl Action {
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
             A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
+            A::Mark => (
+                "mark",
+                None,
+                "mark / unmark the session (delete, pin, archive act on all marked)",
+            ),
+            A::Pin => ("pin", None, "pin / unpin: pinned sessions come first"),
+            A::Archive => (
+                "archive",
+                None,
+                "archive / unarchive (nothing moves on disk)",
+            ),
+            A::CycleView => ("cycle-view", None, "show: all → pinned only → archived"),
+            A::Bookmarks => (
+                "bookmarks",
+                None,
+                "bookmarks: the labelled entries of every session",
+            ),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

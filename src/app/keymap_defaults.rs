@@ -55,6 +55,11 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
+    add(p, A::Mark, &["alt+m", "space"]);
+    add(p, A::Pin, &["alt+p"]);
+    add(p, A::Archive, &["alt+a"]);
+    add(p, A::CycleView, &["alt+h"]);
+    add(p, A::Bookmarks, &["alt+b"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -110,6 +115,14 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(&[C::Confirm], A::Yes, &["enter", "y"]);
     add(&[C::Confirm], A::No, &["esc", "n"]);
     add(&[C::Danger], A::DeleteForever, &["y"]);
+
+    let b = &[C::Bookmarks];
+    add(b, A::Up, &["up"]);
+    add(b, A::Down, &["down"]);
+    add(b, A::PageUp, &["pgup"]);
+    add(b, A::PageDown, &["pgdn"]);
+    add(b, A::Open, &["enter"]);
+    add(b, A::Back, &["esc"]);
 
     let popups = &[C::Help, C::Problems];
     add(popups, A::Down, &["down", "j"]);

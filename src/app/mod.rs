@@ -2,6 +2,7 @@
 
 pub mod actions;
 pub mod binding;
+pub mod bookmark_screen;
 pub mod bookmarks;
 pub mod config;
 pub mod event;
@@ -13,9 +14,11 @@ pub mod keyspec;
 pub mod launch;
 pub mod layout;
 pub mod live;
+pub mod marks;
 pub mod matcher;
 pub mod notice;
 pub mod ops;
+pub mod org;
 pub mod picker_keys;
 pub mod popup_keys;
 pub mod preview;

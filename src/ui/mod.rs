@@ -2,9 +2,11 @@
 //!
 //! Views are pure functions of the app state (and of "now", for ages), drawn with ratatui.
 
+pub mod bookmarks;
 pub mod dialogs;
 pub mod footer;
 pub mod help;
+pub mod marks;
 pub mod notice;
 pub mod picker;
 pub mod preview;
@@ -40,7 +42,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     match state.mode {
         Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
-        Mode::Normal | Mode::Deleting { .. } => {}
+        Mode::Normal | Mode::Deleting { .. } | Mode::TrashingMarked { .. } => {}
+        Mode::ConfirmTrashMarked { .. } => marks::draw_confirm_trash_marked(frame, area, state),
+        Mode::Bookmarks(ref s) => bookmarks::draw_bookmarks(frame, area, state, s),
         _ => dialogs::draw_dialog(frame, area, state),
     }
     if let Some(n) = &state.notice {

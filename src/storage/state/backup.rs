@@ -10,7 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BookmarkKey, BookmarkMeta, Flags, SessionKey, StateDb, StateError};
+use super::bookmarks::{BookmarkKey, BookmarkMeta};
+use super::db::{StateDb, StateError};
+use super::sessions::{Flags, SessionKey};
 
 /// The format version written in `groveState`.
 pub const FORMAT: u32 = 1;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::{StateDb, StateError, now_ms};
+use super::db::{StateDb, StateError, now_ms};
 use crate::storage::index::db::{path_bytes, path_of};
 
 /// A labelled entry: the session's header id and the entry's id.

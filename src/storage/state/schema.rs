@@ -1,10 +1,6 @@
 //! The state database's schema and its migrations (`PRAGMA user_version`).
 
-use std::path::Path;
-
 use rusqlite::{Connection, TransactionBehavior};
-
-use super::StateError;
 
 /// `PRAGMA user_version` of the schema below.
 pub(crate) const SCHEMA_VERSION: i64 = 1;
@@ -49,76 +45,62 @@ const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
 /// version without them is not ours or is damaged).
 const TABLES: &[&str] = &["sessions", "bookmarks", "bookmark_tags", "settings"];
 
+/// Why the schema could not be brought up to date.
+#[derive(Debug)]
+pub(crate) enum MigrateError {
+    Sql(rusqlite::Error),
+    /// Written by a newer grove.
+    Newer(i64),
+    /// Not grove's state, or damaged.
+    Foreign(String),
+}
+
+impl From<rusqlite::Error> for MigrateError {
+    fn from(e: rusqlite::Error) -> Self {
+        MigrateError::Sql(e)
+    }
+}
+
 /// Brings the schema to [`SCHEMA_VERSION`], one step per version, in one write transaction
 /// (another process migrating at the same time waits, then finds it done).
-pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StateError> {
-    let sql = |source: rusqlite::Error| {
-        if super::is_damage(&source) {
-            StateError::Damaged {
-                path: path.to_owned(),
-                detail: source.to_string(),
-            }
-        } else {
-            StateError::Sql {
-                path: path.to_owned(),
-                source,
-            }
-        }
-    };
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .map_err(sql)?;
-    let version: i64 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(sql)?;
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if version > SCHEMA_VERSION {
-        return Err(StateError::Newer {
-            path: path.to_owned(),
-            version,
-            known: SCHEMA_VERSION,
-        });
+        return Err(MigrateError::Newer(version));
     }
     if version < SCHEMA_VERSION {
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Re-read inside the write lock: another process may have migrated meanwhile.
-        let version: i64 = tx
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(sql)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if version == 0 {
-            let tables: i64 = tx
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(sql)?;
+            let tables: i64 =
+                tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
             if tables > 0 {
-                return Err(StateError::Damaged {
-                    path: path.to_owned(),
-                    detail: "it has tables but no schema version: not grove's state".into(),
-                });
+                return Err(MigrateError::Foreign(
+                    "it has tables but no schema version: not grove's state".into(),
+                ));
             }
         }
         for step in MIGRATIONS
             .iter()
             .skip(usize::try_from(version).unwrap_or(0))
         {
-            tx.execute_batch(step).map_err(sql)?;
+            tx.execute_batch(step)?;
         }
-        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
-            .map_err(sql)?;
-        tx.commit().map_err(sql)?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.commit()?;
     }
     for table in TABLES {
-        let found: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                [table],
-                |r| r.get(0),
-            )
-            .map_err(sql)?;
+        let found: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |r| r.get(0),
+        )?;
         if found != 1 {
-            return Err(StateError::Damaged {
-                path: path.to_owned(),
-                detail: format!("the table `{table}` is missing"),
-            });
+            return Err(MigrateError::Foreign(format!(
+                "the table `{table}` is missing"
+            )));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::{StateDb, StateError, now_ms};
+use super::db::{StateDb, StateError, now_ms};
 use crate::storage::index::db::{path_bytes, path_of};
 
 /// A session as the state knows it: its header id and its file.
@@ -256,5 +256,37 @@ impl StateDb {
             ],
         )?;
         Ok(())
+    }
+}
+
+impl StateDb {
+    /// The last session opened in the session view.
+    pub fn last_opened(&self) -> Result<Option<SessionKey>, StateError> {
+        let value: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT value FROM settings WHERE key = 'last_opened'",
+                [],
+                |r| r.get(0),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .map_err(|e| self.sql_error(e))?;
+        Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
+    }
+
+    pub fn set_last_opened(&mut self, key: &SessionKey) -> Result<(), StateError> {
+        let value = serde_json::to_string(key).unwrap_or_default();
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO settings(key, value) VALUES('last_opened', ?1)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [value],
+            )
+            .map(drop)
+        })
     }
 }

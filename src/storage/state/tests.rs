@@ -1,3 +1,5 @@
+//! The state database: flags, moves, damage, bookmarks, export/import, two writers.
+
 use std::path::Path;
 
 use super::*;
