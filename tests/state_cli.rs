@@ -129,6 +129,14 @@ fn pins_come_first_and_archive_hides_without_touching_a_session_file() {
         .map(|r| r["id"].as_str().unwrap())
         .collect();
     assert_eq!(pinned, vec![a.as_str(), b.as_str()]);
+    // Search results too: the pinned matches first, in ranking order.
+    let found = sb.ids(&["list", "--all", "--query", "e", "--json"]);
+    let pins_found = found.iter().filter(|i| **i == a || **i == b).count();
+    assert!(pins_found > 0, "{found:?}");
+    assert!(
+        found[..pins_found].iter().all(|i| *i == a || *i == b),
+        "{found:?}"
+    );
     // The plain listing too.
     let plain = sb.ok(&["list", "--all"]);
     assert!(

@@ -327,7 +327,9 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 .collect();
             let org = state_cmd::organise_listing(&mut sessions, archived);
             if let Some(q) = query {
-                return list_query::print_matches(out, &sessions, &q, sort, json);
+                return list_query::print_matches(out, &sessions, &q, sort, json, &|s| {
+                    state_cmd::is_pinned(&org, s)
+                });
             }
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {
