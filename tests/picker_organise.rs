@@ -367,6 +367,34 @@ fn the_bookmarks_screen_searches_and_opens_the_session_on_the_entry() {
         panic!()
     };
     assert_eq!(s.shown, vec![0]);
+    // Ctrl+E edits the note; #words are tags.
+    h.ctrl('e');
+    h.type_str(" #keep");
+    insta::assert_snapshot!("bookmark_note_editing_100x30", h.render());
+    h.key(KeyCode::Enter);
+    let fx = h.take_effects();
+    let (key, edit) = match fx.as_slice() {
+        [Effect::Organise(OrgEffect::SaveBookmark { key, edit, .. })] => {
+            (key.clone(), edit.clone())
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(edit.note.as_deref(), Some("fails one run in five"));
+    assert_eq!(edit.add_tags, vec!["ci", "keep", "macos"]);
+    assert!(edit.remove_tags.is_empty());
+    h.send(Event::Organise(OrgEvent::BookmarkSaved {
+        key,
+        result: Ok(grove::storage::state::BookmarkMeta {
+            path: Default::default(),
+            note: "fails one run in five".into(),
+            tags: vec!["ci".into(), "keep".into(), "macos".into()],
+        }),
+    }));
+    let Mode::Bookmarks(s) = &h.state.mode else {
+        panic!()
+    };
+    assert_eq!(s.all[0].tags, vec!["ci", "keep", "macos"]);
+    assert!(h.render().contains("#keep"));
     h.key(KeyCode::Esc);
     h.type_str("checklist");
     h.auto_preview = false;

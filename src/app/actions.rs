@@ -136,6 +136,8 @@ pub enum Action {
     CycleView,
     /// The bookmarks screen.
     Bookmarks,
+    /// Bookmarks screen: edit the selected bookmark's note and tags.
+    EditNote,
 }
 
 /// What the table says about an action.
@@ -149,7 +151,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 52] = [
+    pub const ALL: [Action; 53] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -202,6 +204,7 @@ impl Action {
         Action::Archive,
         Action::CycleView,
         Action::Bookmarks,
+        Action::EditNote,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -341,6 +344,11 @@ impl Action {
                 "archive / unarchive (nothing moves on disk)",
             ),
             A::CycleView => ("cycle-view", None, "show: all → pinned only → archived"),
+            A::EditNote => (
+                "edit-note",
+                Some("note"),
+                "edit the bookmark's note; #words in it are its tags",
+            ),
             A::Bookmarks => (
                 "bookmarks",
                 None,

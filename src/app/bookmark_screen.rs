@@ -12,7 +12,8 @@ use super::ops::set_status;
 use super::org::OrgEffect;
 pub use super::org::{BookmarkScreen, Loaded};
 use super::state::{AppState, Mode, Screen, StatusKind};
-use super::text_input::Edit;
+use super::text_input::{Edit, TextInput};
+use crate::storage::state::{BookmarkEdit, BookmarkKey, BookmarkMeta};
 
 /// Alt+B: open the screen and load the bookmarks of the sessions that have labels.
 pub(crate) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
@@ -65,6 +66,10 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
     let Mode::Bookmarks(screen) = &mut state.mode else {
         return;
     };
+    if screen.editing.is_some() {
+        edit_key(state, key, fx);
+        return;
+    }
     match action {
         Some(Action::Up) => screen.move_by(-1),
         Some(Action::Down) => screen.move_by(1),
@@ -76,6 +81,19 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
             } else {
                 screen.query.clear();
                 screen.refilter();
+            }
+        }
+        Some(Action::EditNote) => {
+            if let Some(b) = screen.selected_bookmark() {
+                let mut text = b.note.clone();
+                for t in &b.tags {
+                    if !text.is_empty() {
+                        text.push(' ');
+                    }
+                    text.push('#');
+                    text.push_str(t);
+                }
+                screen.editing = Some(TextInput::with_text(&text));
             }
         }
         Some(Action::Open) => {
@@ -93,7 +111,92 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
     }
 }
 
+/// Splits an edited note into its text and its `#tags`.
+pub(crate) fn parse_note(text: &str) -> (String, Vec<String>) {
+    let mut words = Vec::new();
+    let mut tags: Vec<String> = Vec::new();
+    for w in text.split_whitespace() {
+        match w.strip_prefix('#') {
+            Some(tag) if !tag.is_empty() => tags.push(tag.to_owned()),
+            _ => words.push(w),
+        }
+    }
+    tags.sort();
+    tags.dedup();
+    (words.join(" "), tags)
+}
+
+/// Keys while the note is edited: Enter saves (to the state database), Esc drops it.
+fn edit_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let action = state
+        .keymap
+        .lookup_in(&key, KeyContext::Input, Conditions { query_empty: true });
+    let Mode::Bookmarks(screen) = &mut state.mode else {
+        return;
+    };
+    match action {
+        Some(Action::Confirm) => {
+            let text = screen
+                .editing
+                .take()
+                .map(|i| i.text().to_owned())
+                .unwrap_or_default();
+            let Some(b) = screen.selected_bookmark() else {
+                return;
+            };
+            let (note, tags) = parse_note(&text);
+            let remove_tags = b
+                .tags
+                .iter()
+                .filter(|t| !tags.contains(t))
+                .cloned()
+                .collect();
+            fx.push(Effect::Organise(OrgEffect::SaveBookmark {
+                key: b.key(),
+                path: b.session_path.clone(),
+                edit: BookmarkEdit {
+                    note: Some(note),
+                    add_tags: tags,
+                    remove_tags,
+                },
+            }));
+        }
+        Some(Action::Cancel) => screen.editing = None,
+        _ => {
+            if let Some(input) = &mut screen.editing {
+                input.handle_key(&key);
+            }
+        }
+    }
+}
+
+pub(crate) fn on_saved(
+    state: &mut AppState,
+    key: BookmarkKey,
+    result: Result<BookmarkMeta, String>,
+) {
+    match result {
+        Ok(meta) => {
+            if let Mode::Bookmarks(screen) = &mut state.mode {
+                for b in screen.all.iter_mut().filter(|b| b.key() == key) {
+                    b.note = meta.note.clone();
+                    b.tags = meta.tags.clone();
+                }
+                screen.refilter();
+            }
+            set_status(state, "Note saved".into(), StatusKind::Ok);
+        }
+        Err(e) => set_status(state, format!("Note not saved: {e}"), StatusKind::Error),
+    }
+}
+
 pub(crate) fn paste(state: &mut AppState, text: &str) {
+    if let Mode::Bookmarks(screen) = &mut state.mode
+        && let Some(input) = &mut screen.editing
+    {
+        input.paste(text);
+        return;
+    }
     if let Mode::Bookmarks(screen) = &mut state.mode {
         screen.query.paste(text);
         screen.selected = 0;

@@ -122,6 +122,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(b, A::PageUp, &["pgup"]);
     add(b, A::PageDown, &["pgdn"]);
     add(b, A::Open, &["enter"]);
+    add(b, A::EditNote, &["ctrl+e"]);
     add(b, A::Back, &["esc"]);
 
     let popups = &[C::Help, C::Problems];

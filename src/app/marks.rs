@@ -209,6 +209,9 @@ pub(crate) fn on_event(state: &mut AppState, event: OrgEvent, _fx: &mut Vec<Effe
         OrgEvent::Saved { .. } => {}
         OrgEvent::TrashedMarked { results } => on_trashed_marked(state, results),
         OrgEvent::Bookmarks(loaded) => super::bookmark_screen::on_loaded(state, loaded),
+        OrgEvent::BookmarkSaved { key, result } => {
+            super::bookmark_screen::on_saved(state, key, result)
+        }
     }
 }
 

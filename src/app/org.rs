@@ -6,7 +6,9 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::storage::state::{Flag, Flags, SessionKey, StateSnapshot};
+use crate::storage::state::{
+    BookmarkEdit, BookmarkKey, BookmarkMeta, Flag, Flags, SessionKey, StateSnapshot,
+};
 use crate::storage::trash::Trashed;
 
 use super::bookmarks::Bookmark;
@@ -98,6 +100,11 @@ pub enum OrgEvent {
     },
     /// The bookmarks screen's list.
     Bookmarks(Loaded),
+    /// A bookmark's note and tags as saved (or why not).
+    BookmarkSaved {
+        key: BookmarkKey,
+        result: Result<BookmarkMeta, String>,
+    },
 }
 
 /// Work on grove's state for the effects runner.
@@ -116,6 +123,12 @@ pub enum OrgEffect {
     LoadBookmarks {
         sessions: Vec<Arc<SessionRecord>>,
     },
+    /// A bookmark's note and tags, to the state database.
+    SaveBookmark {
+        key: BookmarkKey,
+        path: PathBuf,
+        edit: BookmarkEdit,
+    },
 }
 
 impl OrgEffect {
@@ -123,7 +136,9 @@ impl OrgEffect {
     pub(crate) fn is_write(&self) -> bool {
         matches!(
             self,
-            OrgEffect::SaveFlags { .. } | OrgEffect::TrashMarked { .. }
+            OrgEffect::SaveFlags { .. }
+                | OrgEffect::TrashMarked { .. }
+                | OrgEffect::SaveBookmark { .. }
         )
     }
 }
@@ -132,7 +147,9 @@ impl OrgEvent {
     pub(crate) fn is_write_result(&self) -> bool {
         matches!(
             self,
-            OrgEvent::Saved { .. } | OrgEvent::TrashedMarked { .. }
+            OrgEvent::Saved { .. }
+                | OrgEvent::TrashedMarked { .. }
+                | OrgEvent::BookmarkSaved { .. }
         )
     }
 }
@@ -149,6 +166,8 @@ pub struct BookmarkScreen {
     pub shown: Vec<usize>,
     /// Index into `shown`.
     pub selected: usize,
+    /// The note (and `#tags`) of the selected bookmark being edited.
+    pub editing: Option<TextInput>,
 }
 
 impl BookmarkScreen {

@@ -35,18 +35,24 @@ pub(crate) fn draw_bookmarks(frame: &mut Frame, area: Rect, state: &AppState, s:
         Span::styled(count, t.muted),
     ]);
     frame.render_widget(Paragraph::new(header), Rect { height: 1, ..area });
-    let query = sanitize_line(s.query.text()).into_owned();
+    // The search box, or the note being edited in its place.
+    let (prompt, field) = match &s.editing {
+        Some(input) => ("note (#tags): ", input),
+        None => ("> ", &s.query),
+    };
+    let text = sanitize_line(field.text()).into_owned();
     let input = Rect::new(area.x, area.y + 1, area.width, 1);
+    let room = width.saturating_sub(prompt.width() + 1);
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled("> ", t.accent),
-            Span::raw(one_line(&query, width.saturating_sub(3))),
+            Span::styled(prompt, t.accent),
+            Span::raw(one_line(&text, room)),
         ])),
         input,
     );
-    let before = sanitize_line(s.query.split_at_cursor().0).width();
+    let before = sanitize_line(field.split_at_cursor().0).width();
     frame.set_cursor_position(Position::new(
-        area.x + 2 + (before.min(width.saturating_sub(3))) as u16,
+        area.x + (prompt.width() + before.min(room)) as u16,
         input.y,
     ));
     frame.render_widget(
@@ -119,11 +125,26 @@ pub(crate) fn draw_bookmarks(frame: &mut Frame, area: Rect, state: &AppState, s:
         ));
     }
     frame.render_widget(Paragraph::new(lines), list);
+    if let Some(status) = &state.status {
+        let style = match status.kind {
+            crate::app::state::StatusKind::Error => t.error,
+            crate::app::state::StatusKind::Warning => t.warning,
+            _ => t.ok,
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(one_line(&status.text, width), style)),
+            Rect::new(area.x, area.bottom().saturating_sub(2), area.width, 1),
+        );
+    }
     let footer = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
     frame.render_widget(
         Paragraph::new(super::footer::footer_line(
             &state.keymap,
-            KeyContext::Bookmarks,
+            if s.editing.is_some() {
+                KeyContext::Input
+            } else {
+                KeyContext::Bookmarks
+            },
             t,
             area.width,
             &[],

@@ -53,6 +53,12 @@ impl Runner {
                     Some(Event::Organise(OrgEvent::TrashedMarked { results }))
                 });
             }
+            OrgEffect::SaveBookmark { key, path, edit } => self.write(move || {
+                let result = StateDb::open()
+                    .and_then(|mut db| db.edit_bookmark(&key, &path, &edit))
+                    .map_err(|e| e.to_string());
+                Some(Event::Organise(OrgEvent::BookmarkSaved { key, result }))
+            }),
             OrgEffect::LoadBookmarks { sessions } => {
                 let tx = self.tx.clone();
                 self.pool.run(move || {
