@@ -29,10 +29,12 @@ pub enum KeyContext {
     Notice,
     /// The trash view (Alt+T): trashed session files, to restore.
     Trash,
+    /// The bookmarks screen (labelled entries of every session); typing searches.
+    Bookmarks,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 12] = [
+    pub const ALL: [KeyContext; 13] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -45,6 +47,7 @@ impl KeyContext {
         KeyContext::Problems,
         KeyContext::Notice,
         KeyContext::Trash,
+        KeyContext::Bookmarks,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -62,6 +65,7 @@ impl KeyContext {
             KeyContext::Problems => ("problems", "Unreadable files list"),
             KeyContext::Notice => ("notice", "Notice"),
             KeyContext::Trash => ("trash", "Trash view"),
+            KeyContext::Bookmarks => ("bookmarks", "Bookmarks"),
         }
     }
 
@@ -141,6 +145,18 @@ pub enum Action {
     DeleteForever,
     /// Dismiss a notice: the status line's first, or the popup in front.
     Dismiss,
+    /// Mark or unmark the selected session (for acting on many at once).
+    Mark,
+    /// Pin or unpin the marked (else the selected) sessions.
+    Pin,
+    /// Archive or unarchive the marked (else the selected) sessions.
+    Archive,
+    /// All sessions → pinned only → archived.
+    CycleView,
+    /// The bookmarks screen.
+    Bookmarks,
+    /// Bookmarks screen: edit the selected bookmark's note and tags.
+    EditNote,
 }
 
 /// What the table says about an action.
@@ -154,7 +170,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 52] = [
+    pub const ALL: [Action; 58] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -207,6 +223,12 @@ impl Action {
         Action::No,
         Action::DeleteForever,
         Action::Dismiss,
+        Action::Mark,
+        Action::Pin,
+        Action::Archive,
+        Action::CycleView,
+        Action::Bookmarks,
+        Action::EditNote,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -362,6 +384,28 @@ impl Action {
                 "dismiss",
                 None,
                 "dismiss the notice (the status line's first, or the popup)",
+            ),
+            A::Mark => (
+                "mark",
+                None,
+                "mark / unmark the session (delete, pin, archive act on all marked)",
+            ),
+            A::Pin => ("pin", None, "pin / unpin: pinned sessions come first"),
+            A::Archive => (
+                "archive",
+                None,
+                "archive / unarchive (nothing moves on disk)",
+            ),
+            A::CycleView => ("cycle-view", None, "show: all → pinned only → archived"),
+            A::EditNote => (
+                "edit-note",
+                Some("note"),
+                "edit the bookmark's note; #words in it are its tags",
+            ),
+            A::Bookmarks => (
+                "bookmarks",
+                None,
+                "bookmarks: the labelled entries of every session",
             ),
             A::DeleteForever => (
                 "delete-forever",

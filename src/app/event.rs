@@ -113,6 +113,8 @@ pub enum Event {
         path: PathBuf,
         result: Result<Arc<SessionRecord>, String>,
     },
+    /// grove's state (pins, archive, bookmarks): see [`super::marks`].
+    Organise(super::org::OrgEvent),
 }
 
 /// A search to run off the UI thread.
@@ -208,4 +210,6 @@ pub enum Effect {
     Quit {
         code: u8,
     },
+    /// Work on grove's state (pins, archive, bulk trash, bookmarks): see [`super::marks`].
+    Organise(super::org::OrgEffect),
 }

@@ -56,6 +56,11 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
+    add(p, A::Mark, &["alt+m", "space"]);
+    add(p, A::Pin, &["alt+p"]);
+    add(p, A::Archive, &["alt+a"]);
+    add(p, A::CycleView, &["alt+h"]);
+    add(p, A::Bookmarks, &["alt+b"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -124,6 +129,15 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(trash, A::End, &["end", "G"]);
     add(trash, A::Restore, &["enter"]);
     add(trash, A::Leave, &["esc", "q"]);
+
+    let b = &[C::Bookmarks];
+    add(b, A::Up, &["up"]);
+    add(b, A::Down, &["down"]);
+    add(b, A::PageUp, &["pgup"]);
+    add(b, A::PageDown, &["pgdn"]);
+    add(b, A::Open, &["enter"]);
+    add(b, A::EditNote, &["ctrl+e"]);
+    add(b, A::Back, &["esc"]);
 
     let popups = &[C::Help, C::Problems];
     add(popups, A::Down, &["down", "j"]);

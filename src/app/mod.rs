@@ -2,6 +2,8 @@
 
 pub mod actions;
 pub mod binding;
+pub mod bookmark_screen;
+pub mod bookmarks;
 pub mod config;
 pub mod event;
 pub mod first_run;
@@ -14,10 +16,12 @@ pub mod keyspec;
 pub mod launch;
 pub mod layout;
 pub mod live;
+pub mod marks;
 pub mod matcher;
 pub mod notice;
 pub mod notice_keys;
 pub mod ops;
+pub mod org;
 pub mod picker_keys;
 pub mod popup_keys;
 pub mod preview;

@@ -64,6 +64,10 @@ pub(crate) fn active_context(state: &AppState) -> KeyContext {
         Mode::Rename { .. } => return KeyContext::Input,
         Mode::ConfirmDelete { .. } | Mode::Deleting { .. } => return KeyContext::Confirm,
         Mode::ConfirmPermanent { .. } => return KeyContext::Danger,
+        Mode::ConfirmTrashMarked { .. } | Mode::TrashingMarked { .. } => {
+            return KeyContext::Confirm;
+        }
+        Mode::Bookmarks(_) => return KeyContext::Bookmarks,
         Mode::Normal => {}
     }
     match &state.screen {
@@ -156,6 +160,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             let record = state.picker.rows[state.picker.selected].record;
             state.mode = Mode::Rename { record, input };
         }
+        Action::Delete if super::marks::confirm_trash_marked(state, fx) => {}
         Action::Delete => {
             let Some(r) = state.selected() else { return };
             let path = r.info.path.clone();
@@ -167,13 +172,14 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             };
             fx.push(Effect::CheckLive { record, path });
         }
-        Action::Undo => match state.undo.pop() {
-            Some(item) => {
-                set_status(state, "Restoring…".into(), StatusKind::Info);
-                fx.push(Effect::RestoreTrash(item));
-            }
-            None => set_status(state, "Nothing to undo".into(), StatusKind::Info),
-        },
+        Action::Undo => super::marks::undo(state, fx),
+        Action::Mark => super::marks::toggle_mark(state),
+        Action::Pin => super::marks::toggle_flag(state, crate::storage::state::Flag::Pinned, fx),
+        Action::Archive => {
+            super::marks::toggle_flag(state, crate::storage::state::Flag::Archived, fx)
+        }
+        Action::CycleView => super::marks::cycle_view(state),
+        Action::Bookmarks => super::bookmark_screen::open(state, fx),
         Action::Help => state.mode = Mode::Help { scroll: 0 },
         Action::TrashView => super::trash_view::open(state, fx),
         Action::Problems => {
@@ -189,6 +195,12 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
         }
         Action::Dismiss if state.notices.has_status() => {
             state.notices.dismiss(super::notice::NoticeKind::Status);
+        }
+        // Esc with marks: drop the marks first.
+        Action::Back
+            if !state.picker.org.marked.is_empty() && state.picker.query.text().is_empty() =>
+        {
+            state.picker.org.marked.clear();
         }
         Action::Back => {
             if state.picker.query.text().is_empty() {

@@ -80,7 +80,18 @@ pub(crate) fn popup_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect
                 _ => {}
             }
         }
-        Mode::Deleting { .. } => {}
+        Mode::Deleting { .. } | Mode::TrashingMarked { .. } => {}
+        Mode::ConfirmTrashMarked { records } => {
+            match km.lookup_in(&key, KeyContext::Confirm, any) {
+                Some(Action::Yes) => {
+                    let records = std::mem::take(records);
+                    super::marks::trash_marked(state, records, fx);
+                }
+                Some(Action::No) => state.mode = Mode::Normal,
+                _ => {}
+            }
+        }
+        Mode::Bookmarks(_) => super::bookmark_screen::on_key(state, key, fx),
         Mode::ConfirmPermanent { record, .. } => {
             let record = *record;
             if km.lookup_in(&key, KeyContext::Danger, any) == Some(Action::DeleteForever) {

@@ -110,6 +110,16 @@ pub enum Mode {
         record: usize,
         error: String,
     },
+    /// Trash every marked session (listed in the confirmation)?
+    ConfirmTrashMarked {
+        records: Vec<usize>,
+    },
+    /// The marked sessions' trash moves are running.
+    TrashingMarked {
+        records: Vec<usize>,
+    },
+    /// The bookmarks screen.
+    Bookmarks(Box<super::org::BookmarkScreen>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +222,8 @@ pub struct PickerState {
     pub selected_record: Option<usize>,
     pub loading: Loading,
     pub problems: Vec<Skipped>,
+    /// Pins, archive marks, the view over them and the marked sessions.
+    pub org: super::org::Organise,
 }
 
 impl Default for PickerState {
@@ -231,6 +243,7 @@ impl Default for PickerState {
             selected_record: None,
             loading: Loading::default(),
             problems: Vec::new(),
+            org: Default::default(),
         }
     }
 }
@@ -336,6 +349,9 @@ impl PickerState {
         if self.scope == Scope::Current && !r.in_current_dir {
             return false;
         }
+        if !self.org.shows(r) {
+            return false;
+        }
         self.name_filter == NameFilter::All || r.is_named()
     }
 
@@ -378,6 +394,8 @@ impl PickerState {
             l.sort_by(|a, b| compare_matches(order, key(a), key(b)));
             plain_rows(l)
         };
+        let threaded = self.sort == SortMode::Threaded && !self.has_query();
+        super::org::pins_first(&self.org, &self.records, &mut self.rows, threaded);
         self.restore_selection();
     }
 

@@ -67,27 +67,29 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
 
 /// Effects that write a file; each reports back with one event (see [`is_write_result`]).
 fn is_write(e: &Effect) -> bool {
-    matches!(
-        e,
-        Effect::AppendRename { .. }
-            | Effect::TrashSession { .. }
-            | Effect::DeletePermanently { .. }
-            | Effect::RestoreTrash(_)
-            | Effect::RestoreFromTrash { .. }
-            | Effect::View { .. }
-    )
+    matches!(e, Effect::Organise(o) if o.is_write())
+        || matches!(
+            e,
+            Effect::AppendRename { .. }
+                | Effect::TrashSession { .. }
+                | Effect::DeletePermanently { .. }
+                | Effect::RestoreTrash(_)
+                | Effect::RestoreFromTrash { .. }
+                | Effect::View { .. }
+        )
 }
 
 fn is_write_result(e: &Event) -> bool {
-    matches!(
-        e,
-        Event::Renamed { .. }
-            | Event::Trashed { .. }
-            | Event::DeletedPermanently { .. }
-            | Event::Restored { .. }
-            | Event::TrashRestored { .. }
-            | Event::ViewDone { .. }
-    )
+    matches!(e, Event::Organise(o) if o.is_write_result())
+        || matches!(
+            e,
+            Event::Renamed { .. }
+                | Event::Trashed { .. }
+                | Event::DeletedPermanently { .. }
+                | Event::Restored { .. }
+                | Event::TrashRestored { .. }
+                | Event::ViewDone { .. }
+        )
 }
 
 fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
@@ -107,6 +109,9 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             if let Screen::View { view, .. } = &mut state.screen {
                 view_update::paste(view, &text);
             }
+        }
+        Event::Paste(text) if matches!(state.mode, Mode::Bookmarks(_)) => {
+            super::bookmark_screen::paste(state, &text)
         }
         Event::Paste(text) => match &mut state.mode {
             Mode::Rename { input, .. } => input.paste(&text),
@@ -148,6 +153,7 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
         Event::TrashRestored { original, result } => {
             super::trash_view::on_restored(state, original, result, &mut fx)
         }
+        Event::Organise(e) => super::marks::on_event(state, e, &mut fx),
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -359,6 +365,7 @@ fn on_session_opened(
                 apply_resize(&mut view, area);
             }
             view.set_panes(state.view_panes);
+            super::marks::apply_open_at(&mut state.picker.org, &path, &mut view);
             state.screen = Screen::View { record, view };
         }
         Err(e) => {

@@ -66,11 +66,17 @@ struct InfoJson<'a> {
     total_tokens: u64,
     cost: f64,
     parse_issues: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pinned: bool,
 }
 
 /// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: the array
 /// serialized straight to `out`, with [`InertPretty`] escaping as the strings are written.
-pub(crate) fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -> io::Result<()> {
+pub(crate) fn write_sessions_json<W: Write>(
+    out: W,
+    sessions: &[&SessionInfo],
+    pinned: &dyn Fn(&SessionInfo) -> bool,
+) -> io::Result<()> {
     let items = sessions.iter().map(|s| InfoJson {
         path: &s.path,
         id: &s.id,
@@ -94,6 +100,7 @@ pub(crate) fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -
         total_tokens: s.total_tokens,
         cost: s.cost,
         parse_issues: s.parse_issues,
+        pinned: pinned(s),
     });
     let mut ser = serde_json::Serializer::with_formatter(
         out,
@@ -263,7 +270,7 @@ mod tests {
         for n in [0, 1, sessions.len()] {
             let refs: Vec<&SessionInfo> = sessions[..n].iter().collect();
             let mut fast = Vec::new();
-            write_sessions_json(&mut fast, &refs).unwrap();
+            write_sessions_json(&mut fast, &refs, &|_| false).unwrap();
             let mut reference = Vec::new();
             write_json_array(&mut reference, refs.iter().map(|s| info_json(s))).unwrap();
             assert_eq!(

@@ -55,6 +55,9 @@ pub struct ListArgs {
     /// The order of --query results ("threaded" lists like "relevance", as in the picker).
     #[arg(long, value_enum, requires = "query", default_value_t)]
     pub sort: list_query::ListSort,
+    /// Only the archived sessions (`grove archive`), instead of the others.
+    #[arg(long)]
+    pub archived: bool,
     /// Print JSON (an array of pi's session fields plus grove's) instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -73,6 +76,7 @@ pub fn run(
         include_internal,
         query,
         sort,
+        archived,
         json,
     } = args;
     let mut index = Index::open(global.skip_cache());
@@ -92,7 +96,7 @@ pub fn run(
     };
     // Sessions share a few dozen cwds: compare each distinct one once.
     let mut cwd_matches: std::collections::HashMap<&str, bool> = Default::default();
-    let sessions: Vec<&SessionInfo> = listing
+    let mut sessions: Vec<&SessionInfo> = listing
         .sessions
         .iter()
         .filter(|s| include_internal || !s.internal)
@@ -104,9 +108,11 @@ pub fn run(
             })
         })
         .collect();
+    let org = super::state_cmd::organise_listing(&mut sessions, archived);
+    let pinned = |s: &SessionInfo| super::state_cmd::is_pinned(&org, s);
     if let Some(q) = query {
         let prefixes = unique_prefix_lens(listing.sessions.iter().map(|s| s.id.as_str()));
-        return list_query::print_matches(out, &sessions, &q, sort, json, &prefixes);
+        return list_query::print_matches(out, &sessions, &q, sort, json, &prefixes, &pinned);
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, out);
     if sessions.is_empty() {
@@ -117,7 +123,7 @@ pub fn run(
             .count();
         let hint = empty_hint(roots, cwd.as_deref(), elsewhere);
         if json {
-            write_sessions_json(&mut out, &sessions)?;
+            write_sessions_json(&mut out, &sessions, &pinned)?;
             let mut err = io::stderr().lock();
             for line in hint.lines() {
                 let _ = writeln!(err, "grove: {line}");
@@ -126,7 +132,7 @@ pub fn run(
             writeln!(out, "{hint}")?;
         }
     } else if json {
-        write_sessions_json(&mut out, &sessions)?;
+        write_sessions_json(&mut out, &sessions, &pinned)?;
     } else {
         // Prefixes unique among every session grove knows, so each resolves in `grove show`.
         let prefixes = unique_prefix_lens(listing.sessions.iter().map(|s| s.id.as_str()));

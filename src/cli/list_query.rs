@@ -114,13 +114,16 @@ pub fn print_matches(
     sort: ListSort,
     json: bool,
     prefixes: &HashMap<&str, usize>,
+    pinned: &dyn Fn(&SessionInfo) -> bool,
 ) -> Result<(), CliError> {
     let query = Query::parse(query_text).map_err(|e| CliError::Msg(e.to_string()))?;
-    let matches = if query.is_empty() {
+    let mut matches = if query.is_empty() {
         Vec::new()
     } else {
         ranked_matches(sessions, &query, sort.order())
     };
+    // Pinned sessions first, in the order of the ranking (grove's state: `grove pin`).
+    matches.sort_by_key(|m| !pinned(sessions[m.index]));
     // The entries holding each hit, read from the files (in parallel: one read per match).
     let hits: Vec<Vec<ContentHit>> = matches
         .par_iter()

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 pub mod args;
+pub mod bookmarks_cmd;
 pub mod error;
 mod export_cmd;
 pub mod json;
@@ -23,6 +24,7 @@ mod prefix;
 pub mod resolve;
 mod rm_cmd;
 mod show_cmd;
+pub mod state_cmd;
 mod stream;
 mod trash_cmd;
 mod write_cmd;
@@ -108,6 +110,8 @@ pub enum Command {
         #[command(subcommand)]
         action: TrashAction,
     },
+    #[command(flatten)]
+    Organise(state_cmd::OrganiseCommand),
 }
 
 /// Runs a subcommand, writing to `out`.
@@ -128,6 +132,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             TrashAction::List { json } => trash_cmd::list(out, json),
             TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json),
         },
+        Command::Organise(c) => state_cmd::run(global, &roots, c, out),
         Command::Cache { action } => match action {
             CacheAction::Clear { json } => {
                 let removed = crate::storage::cache::clear()?;

@@ -14,5 +14,6 @@ pub mod restore;
 pub mod roots;
 pub mod safe_fs;
 pub mod scan;
+pub mod state;
 pub mod trash;
 pub mod trash_error;

@@ -133,6 +133,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     let input = spawn_input(tx.clone(), Arc::clone(&stop));
     let mut runner = Runner::new(tx, source, current_dir, delete_roots);
+    runner.load_state();
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
     let result = event_loop(&mut terminal, &mut state, &mut runner, &rx);

@@ -2,10 +2,12 @@
 //!
 //! Views are pure functions of the app state (and of "now", for ages), drawn with ratatui.
 
+pub mod bookmarks;
 pub mod dialogs;
 pub mod first_run;
 pub mod footer;
 pub mod help;
+pub mod marks;
 pub mod notice;
 pub mod picker;
 pub mod preview;
@@ -44,7 +46,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
         Mode::Trash(ref view) => trash_view::draw_trash_view(frame, area, state, view),
-        Mode::Normal | Mode::Deleting { .. } => {}
+        Mode::Normal | Mode::Deleting { .. } | Mode::TrashingMarked { .. } => {}
+        Mode::ConfirmTrashMarked { .. } => marks::draw_confirm_trash_marked(frame, area, state),
+        Mode::Bookmarks(ref s) => bookmarks::draw_bookmarks(frame, area, state, s),
         _ => dialogs::draw_dialog(frame, area, state),
     }
     if let Some(n) = state.notices.popup() {

@@ -63,7 +63,7 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     let t = &Theme::of(state);
     let p = &state.picker;
     let wide = width >= 100;
-    let mut right: Vec<Span> = Vec::new();
+    let mut right: Vec<Span> = super::marks::title_badges(state, t);
     let loading = &p.loading;
     if !loading.done {
         let text = match loading.total {
@@ -126,6 +126,9 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
 fn status_line(state: &AppState, width: u16) -> Line<'static> {
     let t = &Theme::of(state);
     let km = &state.keymap;
+    if let Some(line) = super::marks::trashing_status(state, t) {
+        return line;
+    }
     if let Mode::Deleting { .. } = &state.mode {
         return Line::styled("Moving to trash…", t.error);
     }
@@ -307,7 +310,8 @@ pub(crate) fn row_line(
         info.message_count,
         format_age(now_ms, info.modified_ms)
     ));
-    let prefix_w = row.prefix.width();
+    let markers = super::marks::row_markers(state, row.record, t);
+    let prefix_w = row.prefix.width() + markers.iter().map(|s| s.content.width()).sum::<usize>();
     // Drop the optional columns before squeezing the title under 10 columns.
     while right_parts.len() > 1 {
         let right_w: usize = right_parts.iter().map(|s| s.width() + 1).sum();
@@ -357,6 +361,7 @@ pub(crate) fn row_line(
     if !row.prefix.is_empty() {
         spans.push(Span::styled(row.prefix.clone(), muted));
     }
+    spans.extend(markers);
     let ranges = match &p.search.query {
         Some(q) if !deleting => q.highlight_for(&full_title, p.search.matches.get(&row.record)),
         _ => Vec::new(),

@@ -19,6 +19,9 @@ use crate::storage::roots::SessionRoot;
 use crate::storage::trash::restore;
 
 use super::delete::delete_session_pinned;
+
+mod org;
+
 use super::jobs::{KeyedSlots, Pool, Slot, Ticket, WORKERS};
 
 mod msg;
@@ -261,6 +264,7 @@ impl Runner {
                     return None;
                 }
                 self.load_preview(path.clone(), agent);
+                self.remember_opened(&path);
                 let ticket = self.open.next();
                 self.opening = Some(Opening {
                     path: path.clone(),
@@ -370,6 +374,7 @@ impl Runner {
                 return Some(Exit::Launch { path, agent, cwd });
             }
             Effect::Quit { code } => return Some(Exit::Code(code)),
+            Effect::Organise(e) => self.organise(e),
         }
         None
     }
