@@ -122,6 +122,8 @@ pub enum Action {
     DeleteForever,
     /// Dismiss the first start-up notice (unreadable files, config problems).
     Dismiss,
+    /// Read the sessions again now (the list; in the view, the session).
+    Refresh,
 }
 
 /// What the table says about an action.
@@ -135,7 +137,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 48] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -183,6 +185,7 @@ impl Action {
         Action::No,
         Action::DeleteForever,
         Action::Dismiss,
+        Action::Refresh,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -310,6 +313,11 @@ impl Action {
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
             A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
+            A::Refresh => (
+                "refresh",
+                Some("refresh"),
+                "read the sessions again now (they also follow their files by themselves)",
+            ),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

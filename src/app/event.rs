@@ -90,6 +90,17 @@ pub enum Event {
         path: PathBuf,
         outcome: Box<Outcome>,
     },
+    /// The watcher saw these paths change under the roots.
+    FilesChanged {
+        paths: Vec<PathBuf>,
+    },
+    /// The session of the open view, read again.
+    SessionReread {
+        path: PathBuf,
+        result: Result<Box<crate::model::tree::Session>, String>,
+    },
+    /// The changed paths, read again.
+    Refreshed(Box<super::refresh::Refreshed>),
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -140,6 +151,12 @@ pub enum Effect {
         path: PathBuf,
         agent: Option<Dialect>,
     },
+    /// Read the session of the open view again (it grew); the answer is `SessionReread`.
+    FollowSession {
+        path: PathBuf,
+    },
+    /// Read changed paths again (live lists); the answer is `Refreshed`.
+    Refresh(super::refresh::RefreshRequest),
     /// Restore the terminal, print this line to stdout, exit 0 (`--print` from the view).
     PrintLine(String),
     /// Check whether an agent still writes the session (mtime, open file handles).

@@ -55,6 +55,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
+    add(p, A::Refresh, &["f5", "ctrl+l"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -95,6 +96,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(view, A::Fork, &["f"]);
     add(view, A::Resume, &["r"]);
     add(view, A::Export, &["e"]);
+    add(view, A::Refresh, &["f5", "R"]);
     add(view, A::Help, &["?"]);
     add(view, A::Back, &["esc"]);
     add(view, A::Leave, &["q"]);

@@ -221,6 +221,8 @@ pub struct PickerState {
     pub selected_record: Option<usize>,
     pub loading: Loading,
     pub problems: Vec<Skipped>,
+    /// Changed files waiting to be read again (live lists).
+    pub live: super::refresh::LiveRefresh,
 }
 
 impl Default for PickerState {
@@ -240,6 +242,7 @@ impl Default for PickerState {
             selected_record: None,
             loading: Loading::default(),
             problems: Vec::new(),
+            live: Default::default(),
         }
     }
 }

@@ -135,6 +135,14 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
+        Event::SessionReread { path, result } => {
+            super::follow::on_session_reread(state, path, result)
+        }
+        Event::FilesChanged { paths } => super::refresh::on_changed(state, paths),
+        Event::Refreshed(refreshed) => {
+            let changed = super::refresh::on_refreshed(state, *refreshed);
+            super::follow::on_sessions_changed(state, &changed, &mut fx);
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -285,6 +293,7 @@ pub fn settle(state: &mut AppState, fx: &mut Vec<Effect>) {
     if let Screen::View { view, .. } = &mut state.screen {
         view_update::settle(view);
     }
+    super::refresh::settle(state, fx);
     after(state, fx);
 }
 

@@ -50,6 +50,8 @@ pub(crate) enum Job {
     Preview,
     Open,
     Live,
+    /// The open session view, read again as its file grows.
+    Follow,
 }
 
 /// How the browser ended.
@@ -83,6 +85,7 @@ pub(crate) struct Runner {
     preview: Slot,
     open: Slot,
     live: Slot,
+    follow: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -126,6 +129,7 @@ impl Runner {
             preview: Slot::default(),
             open: Slot::default(),
             live: Slot::default(),
+            follow: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -143,6 +147,7 @@ impl Runner {
             Job::Preview => &self.preview,
             Job::Open => &self.open,
             Job::Live => &self.live,
+            Job::Follow => &self.follow,
         }
     }
 
@@ -345,6 +350,22 @@ impl Runner {
                     || {},
                 );
             }
+            Effect::Refresh(request) => {
+                let source = Arc::clone(&self.source);
+                let tx = self.tx.clone();
+                // One at a time (the app waits for the answer before it asks again).
+                self.pool.run(move || {
+                    let refreshed = source.refresh(&request);
+                    let _ = tx.send(Msg::App(Event::Refreshed(Box::new(refreshed))));
+                });
+            }
+            Effect::FollowSession { path } => self.latest(Job::Follow, move |ticket| {
+                let cancelled = || ticket.is_cancelled();
+                let result = load_session_cancellable(&path, SlimMode::Auto, &cancelled)
+                    .map(Box::new)
+                    .map_err(|e| e.to_string());
+                (!ticket.is_cancelled()).then_some(Event::SessionReread { path, result })
+            }),
             Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
             Effect::Discard(view) => self.pool.run(move || drop(view)),
             Effect::CheckLive { record, path } => {
@@ -392,7 +413,14 @@ impl Runner {
     /// Ends the browser's background work: reads are cancelled (they stop at their next
     /// block); writes already asked for finish first, so nothing is left half-done.
     pub(crate) fn shut_down(&mut self) {
-        for job in [Job::Scan, Job::Search, Job::Preview, Job::Open, Job::Live] {
+        for job in [
+            Job::Scan,
+            Job::Search,
+            Job::Preview,
+            Job::Open,
+            Job::Live,
+            Job::Follow,
+        ] {
             self.slot(job).cancel();
         }
         self.write_tx = None;

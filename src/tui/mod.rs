@@ -7,3 +7,4 @@ mod jobs;
 pub mod run;
 mod signals;
 pub mod terminal;
+mod watch;
