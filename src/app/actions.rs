@@ -313,11 +313,7 @@ impl Action {
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
             A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
-            A::Refresh => (
-                "refresh",
-                Some("refresh"),
-                "read the sessions again now (they also follow their files by themselves)",
-            ),
+            A::Refresh => ("refresh", Some("refresh"), "read the sessions again now"),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

@@ -99,8 +99,13 @@ pub enum Event {
         path: PathBuf,
         result: Result<Box<crate::model::tree::Session>, String>,
     },
+    /// Threaded rows built in the background for request `generation`.
+    ThreadsBuilt {
+        generation: u64,
+        rows: Vec<super::rows::Row>,
+    },
     /// The changed paths, read again.
-    Refreshed(Box<super::refresh::Refreshed>),
+    Refreshed(Box<super::live_data::Refreshed>),
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -155,8 +160,10 @@ pub enum Effect {
     FollowSession {
         path: PathBuf,
     },
+    /// Build threaded rows off the UI thread; the answer is `ThreadsBuilt`.
+    BuildThreads(super::live_data::ThreadsRequest),
     /// Read changed paths again (live lists); the answer is `Refreshed`.
-    Refresh(super::refresh::RefreshRequest),
+    Refresh(super::live_data::RefreshRequest),
     /// Restore the terminal, print this line to stdout, exit 0 (`--print` from the view).
     PrintLine(String),
     /// Check whether an agent still writes the session (mtime, open file handles).

@@ -8,43 +8,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::storage::roots::Skipped;
+pub use super::live_data::{LiveRefresh, RefreshRequest, Refreshed};
 
 use super::event::Effect;
 use super::ops::{set_status, start_search};
 use super::state::{AppState, SessionRecord, StatusKind};
-
-/// What to read again.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RefreshRequest {
-    /// Changed paths: session files, session folders, roots.
-    pub paths: Vec<PathBuf>,
-    /// Every root, listed whole (the refresh key).
-    pub everything: bool,
-}
-
-/// Sessions read again after their files changed.
-#[derive(Clone, Debug, Default)]
-pub struct Refreshed {
-    /// Sessions new or changed (or listed again unchanged).
-    pub records: Vec<Arc<SessionRecord>>,
-    pub problems: Vec<Skipped>,
-    /// Folders listed whole: a session under one of them that is not in `records` is gone.
-    pub listed_dirs: Vec<PathBuf>,
-    /// Files, or folders with every session under them, that no longer exist.
-    pub gone: Vec<PathBuf>,
-    /// Whether this answers the refresh key (a status line says it is done).
-    pub everything: bool,
-}
-
-/// The picker's bookkeeping of changes not yet merged.
-#[derive(Clone, Debug, Default)]
-pub struct LiveRefresh {
-    pub pending: BTreeSet<PathBuf>,
-    pub everything: bool,
-    /// A request is out; the next waits for its answer.
-    pub in_flight: bool,
-}
 
 /// The watcher saw these paths change.
 pub(crate) fn on_changed(state: &mut AppState, paths: Vec<PathBuf>) {

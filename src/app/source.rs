@@ -13,7 +13,7 @@ use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::roots::{SessionRoot, Skipped};
 
 use super::event::ScanUpdate;
-use super::refresh::{RefreshRequest, Refreshed};
+use super::live_data::{RefreshRequest, Refreshed};
 use super::state::SessionRecord;
 
 /// Streams sessions. `sink` returns `false` when nobody listens any more; stop then.

@@ -222,7 +222,9 @@ pub struct PickerState {
     pub loading: Loading,
     pub problems: Vec<Skipped>,
     /// Changed files waiting to be read again (live lists).
-    pub live: super::refresh::LiveRefresh,
+    pub live: super::live_data::LiveRefresh,
+    /// The threaded rows being built in the background (long lists).
+    pub threads: super::live_data::ThreadsJob,
 }
 
 impl Default for PickerState {
@@ -243,6 +245,7 @@ impl Default for PickerState {
             loading: Loading::default(),
             problems: Vec::new(),
             live: Default::default(),
+            threads: Default::default(),
         }
     }
 }
@@ -359,6 +362,14 @@ impl PickerState {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.listed(i))
             .collect();
+        // A long threaded list is built in the background (see `threads_job`).
+        let threaded = self.sort == SortMode::Threaded && !self.has_query();
+        if threaded && listed.len() > super::live_data::INLINE_MAX {
+            self.threads.request(&self.records, listed, &mut self.rows);
+            self.restore_selection();
+            return;
+        }
+        self.threads.cancel();
         self.rows = if !self.has_query() {
             match self.sort {
                 SortMode::Threaded => super::threads::threaded_rows(&self.records, &listed),
@@ -390,7 +401,7 @@ impl PickerState {
         self.restore_selection();
     }
 
-    fn restore_selection(&mut self) {
+    pub(crate) fn restore_selection(&mut self) {
         if let Some(r) = self.selected_record
             && let Some(pos) = self.rows.iter().position(|row| row.record == r)
         {

@@ -138,6 +138,9 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
         Event::SessionReread { path, result } => {
             super::follow::on_session_reread(state, path, result)
         }
+        Event::ThreadsBuilt { generation, rows } => {
+            super::threads_job::on_built(&mut state.picker, generation, rows)
+        }
         Event::FilesChanged { paths } => super::refresh::on_changed(state, paths),
         Event::Refreshed(refreshed) => {
             let changed = super::refresh::on_refreshed(state, *refreshed);
@@ -294,6 +297,7 @@ pub fn settle(state: &mut AppState, fx: &mut Vec<Effect>) {
         view_update::settle(view);
     }
     super::refresh::settle(state, fx);
+    super::threads_job::settle(&mut state.picker, fx);
     after(state, fx);
 }
 
@@ -355,6 +359,8 @@ fn on_session_opened(
                 apply_resize(&mut view, area);
             }
             state.screen = Screen::View { record, view };
+            // Its row follows what was just read (watching may be off or slow).
+            state.picker.live.pending.insert(path);
         }
         Err(e) => {
             let e = reason_first(&e, &path);

@@ -52,6 +52,8 @@ pub(crate) enum Job {
     Live,
     /// The open session view, read again as its file grows.
     Follow,
+    /// Threaded rows of a long list.
+    Threads,
 }
 
 /// How the browser ended.
@@ -86,6 +88,7 @@ pub(crate) struct Runner {
     open: Slot,
     live: Slot,
     follow: Slot,
+    threads: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -130,6 +133,7 @@ impl Runner {
             open: Slot::default(),
             live: Slot::default(),
             follow: Slot::default(),
+            threads: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -148,6 +152,7 @@ impl Runner {
             Job::Open => &self.open,
             Job::Live => &self.live,
             Job::Follow => &self.follow,
+            Job::Threads => &self.threads,
         }
     }
 
@@ -359,6 +364,12 @@ impl Runner {
                     let _ = tx.send(Msg::App(Event::Refreshed(Box::new(refreshed))));
                 });
             }
+            Effect::BuildThreads(request) => self.latest(Job::Threads, move |_| {
+                Some(Event::ThreadsBuilt {
+                    generation: request.generation,
+                    rows: request.build(),
+                })
+            }),
             Effect::FollowSession { path } => self.latest(Job::Follow, move |ticket| {
                 let cancelled = || ticket.is_cancelled();
                 let result = load_session_cancellable(&path, SlimMode::Auto, &cancelled)
@@ -420,6 +431,7 @@ impl Runner {
             Job::Open,
             Job::Live,
             Job::Follow,
+            Job::Threads,
         ] {
             self.slot(job).cancel();
         }
