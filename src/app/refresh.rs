@@ -12,7 +12,7 @@ pub use super::live_data::{LiveRefresh, RefreshRequest, Refreshed};
 
 use super::event::Effect;
 use super::ops::{set_status, start_search};
-use super::state::{AppState, SessionRecord, StatusKind};
+use super::state::{AppState, Mode, SessionRecord, StatusKind};
 
 /// The watcher saw these paths change.
 pub(crate) fn on_changed(state: &mut AppState, paths: Vec<PathBuf>) {
@@ -118,6 +118,7 @@ fn merge(state: &mut AppState, refreshed: &Refreshed) -> Vec<PathBuf> {
     for path in &changed {
         state.previews.remove(path);
     }
+    close_popup_of_gone(state);
     if !changed.is_empty() || removed {
         state.picker.rebuild_rows();
         if state.picker.search.query.is_some() {
@@ -125,6 +126,25 @@ fn merge(state: &mut AppState, refreshed: &Refreshed) -> Vec<PathBuf> {
         }
     }
     changed
+}
+
+/// A prompt about a session that another program just deleted or moved (rename, delete) would
+/// act on a file that is not there any more: it closes, and says why.
+fn close_popup_of_gone(state: &mut AppState) {
+    let record = match &state.mode {
+        Mode::Rename { record, .. }
+        | Mode::ConfirmDelete { record, .. }
+        | Mode::ConfirmPermanent { record, .. } => *record,
+        _ => return,
+    };
+    if state.picker.deleted.get(record).copied().unwrap_or(false) {
+        state.mode = Mode::Normal;
+        set_status(
+            state,
+            "The session was deleted or moved by another program".into(),
+            StatusKind::Warning,
+        );
+    }
 }
 
 /// Whether a re-read session lists the same as before (an mtime-only touch, or a folder listed
@@ -241,6 +261,28 @@ mod tests {
         assert!(s.picker.search.generation > generation, "searched again");
         assert!(s.picker.search.queued);
         assert_eq!(s.picker.deleted, [true, false], "a is gone from its folder");
+    }
+
+    /// A delete prompt on a session that another program removes closes (its Enter would act
+    /// on a file that is gone).
+    #[test]
+    fn a_prompt_on_a_gone_session_closes() {
+        let mut s = state(vec![record("a", 1, 30), record("b", 1, 20)]);
+        s.mode = Mode::ConfirmDelete {
+            record: 1,
+            live: crate::app::state::Liveness::Idle,
+            backups: Vec::new(),
+        };
+        on_refreshed(
+            &mut s,
+            Refreshed {
+                gone: vec![PathBuf::from("/s/--w--/b.jsonl")],
+                ..Refreshed::default()
+            },
+        );
+        assert_eq!(s.mode, Mode::Normal);
+        assert!(s.status.as_ref().unwrap().text.contains("deleted or moved"));
+        assert_eq!(titles(&s), ["a"]);
     }
 
     /// Listed again unchanged: the row is left alone, nothing is searched again.

@@ -3,25 +3,28 @@
 //! possible (the notifier refuses the folder: too many watches, an unsupported file system) or
 //! cannot be trusted (network and FUSE file systems, whose changes made on other machines
 //! raise no events), the root is polled instead. Changed paths go to the event loop's one
-//! channel as [`Event::FilesChanged`]; reading them again is the app's business.
+//! channel as [`Event::FilesChanged`]; reading them again is the app's business. The
+//! debouncing is grove's own (a blocking thread, silent at idle) because it must drop the
+//! events grove's own reads raise (inotify reports every open), which the `notify` debouncers
+//! do not tell apart.
 //!
 //! `GROVE_WATCH=poll` polls every root, `GROVE_WATCH=off` watches nothing (the refresh key
 //! still works).
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{Config, DebounceEventResult, Debouncer, new_debouncer_opt};
+use notify::event::{MetadataKind, ModifyKind};
+use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::app::event::Event;
 use crate::storage::roots::SessionRoot;
 
 use super::effects::Msg;
 
-/// Events of one path closer together than this arrive as one.
+/// Changes closer together than this arrive as one batch.
 const DEBOUNCE: Duration = Duration::from_millis(200);
 /// How often a polled root is looked at (a `stat` per file).
 const POLL_EVERY: Duration = Duration::from_secs(2);
@@ -33,11 +36,11 @@ pub(crate) enum How {
     Poll,
 }
 
-/// The watchers; dropping this stops them.
+/// The watchers; dropping this stops them (and then the debouncing thread).
 #[derive(Default)]
 pub(crate) struct Watch {
-    native: Option<Debouncer<RecommendedWatcher>>,
-    polled: Option<Debouncer<PollWatcher>>,
+    native: Option<RecommendedWatcher>,
+    polled: Option<PollWatcher>,
     /// Each watched root and how.
     pub(crate) roots: Vec<(PathBuf, How)>,
 }
@@ -79,41 +82,41 @@ fn mode_from_env() -> Option<How> {
     }
 }
 
+/// What the watchers tell the debouncing thread.
+enum Seen {
+    Paths(Vec<PathBuf>),
+    /// Events were lost (the queue overflowed): look at everything again.
+    Everything,
+}
+
 /// Starts watching; `sink` gets each debounced batch of changed paths. `prefer` is how to
 /// watch where the file system allows it (`None`: not at all).
 pub(crate) fn start(
     roots: &[SessionRoot],
     prefer: Option<How>,
-    sink: impl Fn(Vec<PathBuf>) -> bool + Send + Sync + 'static,
+    sink: impl Fn(Vec<PathBuf>) -> bool + Send + 'static,
 ) -> Watch {
     let mut watch = Watch::default();
     let Some(prefer) = prefer else {
         return watch;
     };
-    let sink = Arc::new(sink);
-    let all_roots: Vec<PathBuf> = roots.iter().map(|r| r.path.clone()).collect();
-    let handler = move |result: DebounceEventResult| {
-        let paths = match result {
-            Ok(events) => events.into_iter().map(|e| e.path).collect(),
-            // Events were lost (the queue overflowed, a folder went away): look again at
-            // everything.
-            Err(_) => all_roots.clone(),
+    let (seen_tx, seen_rx) = mpsc::channel::<Seen>();
+    let handler = move |result: notify::Result<notify::Event>| {
+        let seen = match result {
+            Ok(e) if e.need_rescan() => Seen::Everything,
+            Ok(e) if is_change(&e.kind) => Seen::Paths(e.paths),
+            Ok(_) => return,
+            Err(_) => Seen::Everything,
         };
-        let _ = sink(paths);
+        let _ = seen_tx.send(seen);
     };
     for root in roots {
         let path = &root.path;
         if !path.is_dir() {
             continue;
         }
-        let how = if prefer == How::Poll || is_network_fs(path) {
-            How::Poll
-        } else {
-            How::Notify
-        };
-        let native_ok =
-            how == How::Notify && watch_native(&mut watch.native, path, handler.clone()).is_ok();
-        let how = if native_ok {
+        let native = prefer == How::Notify && !is_network_fs(path);
+        let how = if native && watch_native(&mut watch.native, path, handler.clone()).is_ok() {
             How::Notify
         } else if watch_polled(&mut watch.polled, path, handler.clone()).is_ok() {
             How::Poll
@@ -122,37 +125,82 @@ pub(crate) fn start(
         };
         watch.roots.push((path.clone(), how));
     }
+    let all_roots: Vec<PathBuf> = watch.roots.iter().map(|(p, _)| p.clone()).collect();
+    // Ends when the watchers (the senders) are dropped, or nobody listens any more.
+    std::thread::spawn(move || debounce(&seen_rx, &all_roots, &sink));
     watch
 }
 
+/// A change worth reading again. Not: opening or reading a file (grove's own reads would
+/// come back as changes, forever), nor metadata alone (a `chmod`); a new modification time is
+/// (what polling sees of a write).
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(m)) => *m == MetadataKind::WriteTime,
+        EventKind::Any
+        | EventKind::Create(_)
+        | EventKind::Modify(_)
+        | EventKind::Remove(_)
+        | EventKind::Other => true,
+    }
+}
+
+/// Collects changes until none came for [`DEBOUNCE`] (or for at most four times that, under a
+/// steady stream), then hands over the batch. Blocks while nothing happens: no wake-ups at idle.
+fn debounce(rx: &Receiver<Seen>, all_roots: &[PathBuf], sink: &dyn Fn(Vec<PathBuf>) -> bool) {
+    while let Ok(first) = rx.recv() {
+        let mut batch: Vec<PathBuf> = Vec::new();
+        let add = |seen: Seen, batch: &mut Vec<PathBuf>| match seen {
+            Seen::Paths(p) => batch.extend(p),
+            Seen::Everything => batch.extend(all_roots.iter().cloned()),
+        };
+        add(first, &mut batch);
+        let until = Instant::now() + DEBOUNCE * 4;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(DEBOUNCE.min(left)) {
+                Ok(seen) => add(seen, &mut batch),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if left.is_zero() {
+                break;
+            }
+        }
+        batch.sort();
+        batch.dedup();
+        if !sink(batch) {
+            return;
+        }
+    }
+}
+
 fn watch_native(
-    slot: &mut Option<Debouncer<RecommendedWatcher>>,
+    slot: &mut Option<RecommendedWatcher>,
     path: &Path,
-    handler: impl Fn(DebounceEventResult) + Send + 'static,
+    handler: impl notify::EventHandler,
 ) -> notify::Result<()> {
     if slot.is_none() {
-        let config = Config::default().with_timeout(DEBOUNCE);
-        *slot = Some(new_debouncer_opt::<_, RecommendedWatcher>(config, handler)?);
+        *slot = Some(RecommendedWatcher::new(handler, notify::Config::default())?);
     }
     match slot {
-        Some(d) => d.watcher().watch(path, RecursiveMode::Recursive),
+        Some(w) => w.watch(path, RecursiveMode::Recursive),
         None => Ok(()),
     }
 }
 
 fn watch_polled(
-    slot: &mut Option<Debouncer<PollWatcher>>,
+    slot: &mut Option<PollWatcher>,
     path: &Path,
-    handler: impl Fn(DebounceEventResult) + Send + 'static,
+    handler: impl notify::EventHandler,
 ) -> notify::Result<()> {
     if slot.is_none() {
-        let config = Config::default()
-            .with_timeout(DEBOUNCE)
-            .with_notify_config(notify::Config::default().with_poll_interval(POLL_EVERY));
-        *slot = Some(new_debouncer_opt::<_, PollWatcher>(config, handler)?);
+        let config = notify::Config::default().with_poll_interval(POLL_EVERY);
+        *slot = Some(PollWatcher::new(handler, config)?);
     }
     match slot {
-        Some(d) => d.watcher().watch(path, RecursiveMode::Recursive),
+        Some(w) => w.watch(path, RecursiveMode::Recursive),
         None => Ok(()),
     }
 }
@@ -215,6 +263,22 @@ mod tests {
                 break;
             }
         }
+        // Reading it is not a change (grove's own reads must not come back as changes).
+        for _ in 0..3 {
+            std::fs::read(&file).unwrap();
+        }
+        let quiet = rx.recv_timeout(DEBOUNCE * 5 + POLL_EVERY);
+        assert!(quiet.is_err(), "a read was reported: {quiet:?}");
+        // An append is.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"{}\n"))
+            .unwrap();
+        let paths = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("append not reported");
+        assert!(paths.contains(&file), "{paths:?}");
         drop(watch);
     }
 
