@@ -104,7 +104,12 @@ fn the_state_read_at_start_up_pins_and_archives() {
     h.send(Event::Organise(OrgEvent::Loaded(Err(
         "grove's state database /d/state.sqlite3 is damaged".into(),
     ))));
-    assert!(h.state.notices.first_status().is_some_and(|n| n.contains("damaged")));
+    assert!(
+        h.state
+            .notices
+            .first_status()
+            .is_some_and(|n| n.contains("damaged"))
+    );
     alt(&mut h, 'p');
     assert!(h.take_effects().is_empty());
     assert!(

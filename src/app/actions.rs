@@ -157,6 +157,8 @@ pub enum Action {
     Bookmarks,
     /// Bookmarks screen: edit the selected bookmark's note and tags.
     EditNote,
+    /// Read the sessions again now (the list; in the view, the session).
+    Refresh,
 }
 
 /// What the table says about an action.
@@ -170,7 +172,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 58] = [
+    pub const ALL: [Action; 59] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -229,6 +231,7 @@ impl Action {
         Action::CycleView,
         Action::Bookmarks,
         Action::EditNote,
+        Action::Refresh,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -407,6 +410,7 @@ impl Action {
                 None,
                 "bookmarks: the labelled entries of every session",
             ),
+            A::Refresh => ("refresh", Some("refresh"), "read the sessions again now"),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

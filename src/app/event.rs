@@ -108,6 +108,22 @@ pub enum Event {
         query: String,
         result: Result<Vec<super::preview_hits::PreviewHit>, String>,
     },
+    /// The watcher saw these paths change under the roots.
+    FilesChanged {
+        paths: Vec<PathBuf>,
+    },
+    /// The session of the open view, read again.
+    SessionReread {
+        path: PathBuf,
+        result: Result<Box<crate::model::tree::Session>, String>,
+    },
+    /// Threaded rows built in the background for request `generation`.
+    ThreadsBuilt {
+        generation: u64,
+        rows: Vec<super::rows::Row>,
+    },
+    /// The changed paths, read again.
+    Refreshed(Box<super::live_data::Refreshed>),
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -167,6 +183,14 @@ pub enum Effect {
         path: PathBuf,
         agent: Option<Dialect>,
     },
+    /// Read the session of the open view again (it grew); the answer is `SessionReread`.
+    FollowSession {
+        path: PathBuf,
+    },
+    /// Build threaded rows off the UI thread; the answer is `ThreadsBuilt`.
+    BuildThreads(super::live_data::ThreadsRequest),
+    /// Read changed paths again (live lists); the answer is `Refreshed`.
+    Refresh(super::live_data::RefreshRequest),
     /// Restore the terminal, print this line to stdout, exit 0 (`--print` from the view).
     PrintLine(String),
     /// Check whether an agent still writes the session (mtime, open file handles).

@@ -61,6 +61,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Archive, &["alt+a"]);
     add(p, A::CycleView, &["alt+h"]);
     add(p, A::Bookmarks, &["alt+b"]);
+    add(p, A::Refresh, &["f5", "ctrl+l"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -104,6 +105,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(view, A::Fork, &["f"]);
     add(view, A::Resume, &["r"]);
     add(view, A::Export, &["e"]);
+    add(view, A::Refresh, &["f5", "R"]);
     add(view, A::Help, &["?"]);
     add(view, A::Back, &["esc"]);
     add(view, A::Leave, &["q"]);

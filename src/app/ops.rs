@@ -96,6 +96,8 @@ pub(crate) fn view_effects(
         match e {
             ViewEffect::Quit => request_quit(state, fx),
             ViewEffect::Close => {
+                // Its row shows the session as it is now.
+                state.picker.live.pending.insert(session.clone());
                 if let Screen::View { view, .. } =
                     std::mem::replace(&mut state.screen, Screen::Picker)
                 {

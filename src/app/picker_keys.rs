@@ -47,6 +47,16 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
             record,
             ref mut view,
         } => {
+            let conditions = Conditions {
+                query_empty: state.picker.query.text().is_empty(),
+            };
+            let refresh = state
+                .keymap
+                .lookup(&key, view_update::view_context(view), conditions);
+            if refresh == Some(Action::Refresh) {
+                super::follow::refresh_view(state, fx);
+                return;
+            }
             let effects = view_update::apply_key_with(view, key, &state.keymap);
             let path = view.path.clone();
             view_effects(state, record, path, effects, fx);
@@ -213,6 +223,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             }
         }
         Action::Quit => request_quit(state, fx),
+        Action::Refresh => super::refresh::request_everything(state),
         _ => {}
     }
 }

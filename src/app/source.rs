@@ -13,11 +13,22 @@ use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::roots::{SessionRoot, Skipped};
 
 use super::event::ScanUpdate;
+use super::live_data::{RefreshRequest, Refreshed};
 use super::state::SessionRecord;
 
 /// Streams sessions. `sink` returns `false` when nobody listens any more; stop then.
 pub trait SessionSource: Send + Sync {
     fn scan(&self, sink: &mut dyn FnMut(ScanUpdate) -> bool);
+
+    /// Reads changed paths again (live lists). A source that cannot tells nothing changed.
+    fn refresh(&self, _request: &RefreshRequest) -> Refreshed {
+        Refreshed::default()
+    }
+
+    /// The folders the sessions come from (what a watcher watches).
+    fn roots(&self) -> Vec<SessionRoot> {
+        Vec::new()
+    }
 }
 
 /// A batch is sent when it holds this many sessions or is this old.
@@ -69,6 +80,65 @@ impl SessionSource for IndexSource {
         if listening && flush(sink, &mut batch, &mut failed) {
             sink(ScanUpdate::Done);
         }
+    }
+
+    fn refresh(&self, request: &RefreshRequest) -> Refreshed {
+        let mut index = self.lock();
+        refresh_through_index(
+            &mut index,
+            &self.roots,
+            self.current_dir.as_deref(),
+            request,
+        )
+    }
+
+    fn roots(&self) -> Vec<SessionRoot> {
+        self.roots.clone()
+    }
+}
+
+impl IndexSource {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Index> {
+        match self.index.lock() {
+            Ok(i) => i,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// Live refresh through the index: only the changed files are looked at, and a grown one is
+/// read from where its last scan stopped (cost follows the bytes added).
+pub(crate) fn refresh_through_index(
+    index: &mut Index,
+    roots: &[SessionRoot],
+    current_dir: Option<&std::path::Path>,
+    request: &RefreshRequest,
+) -> Refreshed {
+    let paths: Vec<PathBuf> = if request.everything {
+        roots.iter().map(|r| r.path.clone()).collect()
+    } else {
+        request.paths.clone()
+    };
+    let changed = crate::storage::changed::resolve(roots, &paths);
+    let mut records = Vec::new();
+    let mut problems = changed.problems;
+    let record = |info: &SessionInfo| Arc::new(SessionRecord::new(info.clone(), current_dir));
+    index.list_files(
+        changed.files,
+        ListOptions { with_text: true },
+        |event| match event {
+            IndexEvent::Found(_) => {}
+            IndexEvent::Cached(rows) => records.extend(rows.iter().map(record)),
+            IndexEvent::Scanned(info) => records.push(record(info)),
+            IndexEvent::Problem(p) => problems.push(p.clone()),
+        },
+    );
+    Refreshed {
+        records,
+        problems,
+        listed_dirs: changed.listed_dirs,
+        gone: changed.gone,
+        everything: request.everything,
     }
 }
 

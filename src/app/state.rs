@@ -224,6 +224,10 @@ pub struct PickerState {
     pub problems: Vec<Skipped>,
     /// Pins, archive marks, the view over them and the marked sessions.
     pub org: super::org::Organise,
+    /// Changed files waiting to be read again (live lists).
+    pub live: super::live_data::LiveRefresh,
+    /// The threaded rows being built in the background (long lists).
+    pub threads: super::live_data::ThreadsJob,
 }
 
 impl Default for PickerState {
@@ -244,6 +248,8 @@ impl Default for PickerState {
             loading: Loading::default(),
             problems: Vec::new(),
             org: Default::default(),
+            live: Default::default(),
+            threads: Default::default(),
         }
     }
 }
@@ -366,6 +372,14 @@ impl PickerState {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.listed(i))
             .collect();
+        // A long threaded list is built in the background (see `threads_job`).
+        let threaded = self.sort == SortMode::Threaded && !self.has_query();
+        if threaded && listed.len() > super::live_data::INLINE_MAX {
+            self.threads.request(&self.records, listed, &mut self.rows);
+            self.restore_selection();
+            return;
+        }
+        self.threads.cancel();
         self.rows = if !self.has_query() {
             match self.sort {
                 SortMode::Threaded => super::threads::threaded_rows(&self.records, &listed),
@@ -399,7 +413,7 @@ impl PickerState {
         self.restore_selection();
     }
 
-    fn restore_selection(&mut self) {
+    pub(crate) fn restore_selection(&mut self) {
         if let Some(r) = self.selected_record
             && let Some(pos) = self.rows.iter().position(|row| row.record == r)
         {

@@ -154,6 +154,17 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             super::trash_view::on_restored(state, original, result, &mut fx)
         }
         Event::Organise(e) => super::marks::on_event(state, e, &mut fx),
+        Event::SessionReread { path, result } => {
+            super::follow::on_session_reread(state, path, result)
+        }
+        Event::ThreadsBuilt { generation, rows } => {
+            super::threads_job::on_built(&mut state.picker, generation, rows)
+        }
+        Event::FilesChanged { paths } => super::refresh::on_changed(state, paths),
+        Event::Refreshed(refreshed) => {
+            let changed = super::refresh::on_refreshed(state, *refreshed);
+            super::follow::on_sessions_changed(state, &changed, &mut fx);
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);
@@ -304,6 +315,8 @@ pub fn settle(state: &mut AppState, fx: &mut Vec<Effect>) {
     if let Screen::View { view, .. } = &mut state.screen {
         view_update::settle(view);
     }
+    super::refresh::settle(state, fx);
+    super::threads_job::settle(&mut state.picker, fx);
     after(state, fx);
 }
 
@@ -367,6 +380,8 @@ fn on_session_opened(
             view.set_panes(state.view_panes);
             super::marks::apply_open_at(&mut state.picker.org, &path, &mut view);
             state.screen = Screen::View { record, view };
+            // Its row follows what was just read (watching may be off or slow).
+            state.picker.live.pending.insert(path);
         }
         Err(e) => {
             let e = reason_first(&e, &path);

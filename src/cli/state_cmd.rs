@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::output::{path_json, report_done, shown_path};
 use super::error::msg;
+use super::output::{path_json, report_done, shown_path};
 use super::{CliError, GlobalArgs, resolve_session, to_json};
 use crate::model::info::SessionInfo;
 use crate::storage::index::write::header_id;

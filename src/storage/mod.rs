@@ -2,6 +2,7 @@
 
 pub mod append;
 pub mod cache;
+pub mod changed;
 pub mod demo;
 pub mod fastscan;
 pub mod fork;

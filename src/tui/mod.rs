@@ -8,3 +8,4 @@ pub mod run;
 mod signals;
 pub mod terminal;
 mod trash_jobs;
+mod watch;

@@ -132,12 +132,15 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let (mut terminal, guard) = setup_terminal()?;
     let stop = Arc::new(AtomicBool::new(false));
     let input = spawn_input(tx.clone(), Arc::clone(&stop));
+    // The lists follow the files: changed paths arrive on the loop's channel.
+    let watch = super::watch::spawn(source.roots(), tx.clone());
     let mut runner = Runner::new(tx, source, current_dir, delete_roots);
     runner.load_state();
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
     let result = event_loop(&mut terminal, &mut state, &mut runner, &rx);
     stop.store(true, Ordering::Relaxed);
+    watch.stop();
     runner.shut_down();
     let _ = input.join();
     drop(terminal);

@@ -224,7 +224,8 @@ impl Harness {
         });
     }
 
-    /// Runs pending searches and previews; leaves every other effect in `effects`.
+    /// Runs pending searches, previews and threaded builds; leaves every other effect in
+    /// `effects`.
     pub fn settle(&mut self) {
         loop {
             let pending: Vec<Effect> = std::mem::take(&mut self.effects);
@@ -238,6 +239,11 @@ impl Harness {
                             matches,
                         });
                     }
+                    // A long threaded list is built in the background.
+                    Effect::BuildThreads(req) => events.push(Event::ThreadsBuilt {
+                        generation: req.generation,
+                        rows: req.build(),
+                    }),
                     Effect::LoadPreview { path, .. } | Effect::OpenSession { path, .. }
                         if self.auto_preview =>
                     {

@@ -101,7 +101,7 @@ impl SessionViewState {
 
     /// The top line that shows the end of the branch, or the window's last line while the
     /// window does not hold the end (it moves on before that line is reached).
-    pub(super) fn transcript_bottom(&self) -> usize {
+    pub(crate) fn transcript_bottom(&self) -> usize {
         if self.transcript.at_end() {
             let (w, h) = self.transcript_size();
             transcript::bottom_top(&self.transcript.lines, w, h)

@@ -138,6 +138,17 @@ impl Index {
         );
     }
 
+    /// Lists just these files (a watcher saw them change), as [`Index::list`] would: a grown
+    /// file is read from where its last scan stopped; no other row is looked at or removed.
+    pub fn list_files(
+        &mut self,
+        files: Vec<(FoundFile, fs::Metadata)>,
+        opts: ListOptions,
+        mut on_event: impl FnMut(IndexEvent<'_>),
+    ) -> Listing {
+        self.list_found(files, Vec::new(), &[], opts, &mut on_event)
+    }
+
     /// [`Index::list`] of files already found; rows of files under `roots` not among them are
     /// removed.
     fn list_found(

@@ -19,6 +19,7 @@ use crate::storage::roots::SessionRoot;
 use crate::storage::trash::restore;
 
 use super::delete::delete_session_pinned;
+use crate::storage::read::{SlimMode, load_session_cancellable};
 
 mod org;
 
@@ -49,6 +50,8 @@ pub(crate) struct Runner {
     open: Slot,
     live: Slot,
     hits: Slot,
+    follow: Slot,
+    threads: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -79,6 +82,8 @@ impl Runner {
             open: Slot::default(),
             live: Slot::default(),
             hits: Slot::default(),
+            follow: Slot::default(),
+            threads: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -97,6 +102,8 @@ impl Runner {
             Job::Open => &self.open,
             Job::Live => &self.live,
             Job::Hits => &self.hits,
+            Job::Follow => &self.follow,
+            Job::Threads => &self.threads,
         }
     }
 
@@ -320,6 +327,28 @@ impl Runner {
                     || {},
                 );
             }
+            Effect::Refresh(request) => {
+                let source = Arc::clone(&self.source);
+                let tx = self.tx.clone();
+                // One at a time (the app waits for the answer before it asks again).
+                self.pool.run(move || {
+                    let refreshed = source.refresh(&request);
+                    let _ = tx.send(Msg::App(Event::Refreshed(Box::new(refreshed))));
+                });
+            }
+            Effect::BuildThreads(request) => self.latest(Job::Threads, move |_| {
+                Some(Event::ThreadsBuilt {
+                    generation: request.generation,
+                    rows: request.build(),
+                })
+            }),
+            Effect::FollowSession { path } => self.latest(Job::Follow, move |ticket| {
+                let cancelled = || ticket.is_cancelled();
+                let result = load_session_cancellable(&path, SlimMode::Auto, &cancelled)
+                    .map(Box::new)
+                    .map_err(|e| e.to_string());
+                (!ticket.is_cancelled()).then_some(Event::SessionReread { path, result })
+            }),
             Effect::PrintLine(line) => return Some(Exit::PrintLine(line)),
             Effect::Discard(view) => self.pool.run(move || drop(view)),
             Effect::CheckLive { record, path } => {
@@ -382,7 +411,16 @@ impl Runner {
     /// Ends the browser's background work: reads are cancelled (they stop at their next
     /// block); writes already asked for finish first, so nothing is left half-done.
     pub(crate) fn shut_down(&mut self) {
-        for job in [Job::Scan, Job::Search, Job::Preview, Job::Open, Job::Live] {
+        for job in [
+            Job::Scan,
+            Job::Search,
+            Job::Preview,
+            Job::Open,
+            Job::Live,
+            Job::Hits,
+            Job::Follow,
+            Job::Threads,
+        ] {
             self.slot(job).cancel();
         }
         self.write_tx = None;

@@ -32,6 +32,10 @@ pub(crate) enum Job {
     Open,
     Live,
     Hits,
+    /// The open session view, read again as its file grows.
+    Follow,
+    /// Threaded rows of a long list.
+    Threads,
 }
 
 /// How the browser ended.

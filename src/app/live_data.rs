@@ -1,0 +1,109 @@
+//! The data of the live lists and of the background threaded build, shared by the state, the
+//! events and the effects (kept apart from the code that uses it, which needs the state).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::storage::roots::Skipped;
+
+use super::record::SessionRecord;
+use super::rows::Row;
+
+/// What to read again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RefreshRequest {
+    /// Changed paths: session files, session folders, roots.
+    pub paths: Vec<PathBuf>,
+    /// Every root, listed whole (the refresh key).
+    pub everything: bool,
+}
+
+/// Sessions read again after their files changed.
+#[derive(Clone, Debug, Default)]
+pub struct Refreshed {
+    /// Sessions new or changed (or listed again unchanged).
+    pub records: Vec<Arc<SessionRecord>>,
+    pub problems: Vec<Skipped>,
+    /// Folders listed whole: a session under one of them that is not in `records` is gone.
+    pub listed_dirs: Vec<PathBuf>,
+    /// Files, or folders with every session under them, that no longer exist.
+    pub gone: Vec<PathBuf>,
+    /// Whether this answers the refresh key (a status line says it is done).
+    pub everything: bool,
+}
+
+/// The picker's bookkeeping of changes not yet merged.
+#[derive(Clone, Debug, Default)]
+pub struct LiveRefresh {
+    pub pending: BTreeSet<PathBuf>,
+    pub everything: bool,
+    /// A request is out; the next waits for its answer.
+    pub in_flight: bool,
+}
+
+/// Lists up to this long are threaded at once (well under a millisecond); longer ones in the
+/// background.
+pub const INLINE_MAX: usize = 2_000;
+
+/// A build of threaded rows for the background.
+#[derive(Clone, Debug)]
+pub struct ThreadsRequest {
+    pub generation: u64,
+    /// A snapshot of the records (shared pointers); `listed` indexes it.
+    pub records: Vec<Arc<SessionRecord>>,
+    pub listed: Vec<usize>,
+}
+
+impl ThreadsRequest {
+    /// Builds the rows (on a worker).
+    pub fn build(&self) -> Vec<Row> {
+        super::threads::threaded_rows(&self.records, &self.listed)
+    }
+}
+
+/// The picker's threaded build in flight.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadsJob {
+    /// Bumped for every build asked for; a result of an older one is dropped.
+    pub generation: u64,
+    /// Asked for and not yet sent (see [`settle`]).
+    pub queued: Option<ThreadsRequest>,
+    /// Sent, its rows not yet arrived.
+    pub waiting: bool,
+}
+
+impl ThreadsJob {
+    /// Asks for the threaded rows of `listed`; `rows` (shown meanwhile) keep only the listed
+    /// sessions.
+    pub(crate) fn request(
+        &mut self,
+        records: &[Arc<SessionRecord>],
+        listed: Vec<usize>,
+        rows: &mut Vec<Row>,
+    ) {
+        let mut still = vec![false; records.len()];
+        for &i in &listed {
+            if let Some(s) = still.get_mut(i) {
+                *s = true;
+            }
+        }
+        rows.retain(|r| still.get(r.record).copied().unwrap_or(false));
+        self.generation += 1;
+        self.waiting = true;
+        self.queued = Some(ThreadsRequest {
+            generation: self.generation,
+            records: records.to_vec(),
+            listed,
+        });
+    }
+
+    /// A rebuild that does not need the background cancels what is in flight.
+    pub(crate) fn cancel(&mut self) {
+        if self.waiting || self.queued.is_some() {
+            self.generation += 1;
+            self.waiting = false;
+            self.queued = None;
+        }
+    }
+}
