@@ -97,8 +97,11 @@ fn the_state_read_at_start_up_pins_and_archives() {
     let mut snap = StateSnapshot::default();
     snap.set(&key_of(&h, PASTE), Flag::Pinned, true);
     snap.set(&key_of(&h, FIX), Flag::Archived, true);
+    // A pin made before the state was read is kept.
+    select(&mut h, OLD);
+    alt(&mut h, 'p');
     h.send(Event::Organise(OrgEvent::Loaded(Ok(snap))));
-    assert_eq!(h.titles(), vec![PASTE, RELEASE, BENCH, OLD]);
+    assert_eq!(h.titles(), vec![PASTE, OLD, RELEASE, BENCH]);
     // A state that cannot be read: said, and the keys say so too.
     let mut h = loaded();
     h.send(Event::Organise(OrgEvent::Loaded(Err(

@@ -71,6 +71,9 @@ pub(crate) fn toggle_flag(state: &mut AppState, flag: Flag, fx: &mut Vec<Effect>
         .collect();
     for k in &keys {
         p.org.flags.set(k, flag, value);
+        if !p.org.loaded {
+            p.org.early.push((k.clone(), flag, value));
+        }
     }
     p.org.marked.clear();
     p.rebuild_rows();
@@ -185,10 +188,16 @@ pub(crate) fn on_event(state: &mut AppState, event: OrgEvent, _fx: &mut Vec<Effe
     match event {
         OrgEvent::Loaded(Ok(flags)) => {
             // Changes made before the load finished are kept over what was read.
-            state.picker.org.flags = flags;
+            let org = &mut state.picker.org;
+            org.flags = flags;
+            org.loaded = true;
+            for (k, flag, value) in std::mem::take(&mut org.early) {
+                org.flags.set(&k, flag, value);
+            }
             state.picker.rebuild_rows();
         }
         OrgEvent::Loaded(Err(e)) => {
+            state.picker.org.loaded = true;
             state
                 .notices
                 .push_status(format!("Pins and archive are unavailable: {e}"));

@@ -60,6 +60,10 @@ pub struct Organise {
     pub undo_batches: Vec<Range<usize>>,
     /// The entry to select once the session view being opened arrives (from a bookmark).
     pub open_at: Option<(PathBuf, String)>,
+    /// Whether the state database has been read (see `early`).
+    pub loaded: bool,
+    /// Changes made before it was read: replayed over what it says.
+    pub early: Vec<(SessionKey, Flag, bool)>,
 }
 
 impl Organise {
@@ -73,6 +77,10 @@ impl Organise {
 
     /// Whether the view lets a session through.
     pub(crate) fn shows(&self, r: &SessionRecord) -> bool {
+        // Nothing pinned or archived (most users, most of the time): no lookup per row.
+        if self.flags.is_empty() {
+            return self.view == OrgView::Default;
+        }
         let f = self.flags_of(r);
         match self.view {
             OrgView::Default => !f.archived,
