@@ -62,15 +62,19 @@ impl ThreadsRequest {
     }
 }
 
-/// The picker's threaded build in flight.
+/// The picker's threaded build. One build runs at a time; requests made meanwhile wait, the
+/// newest replacing the older (a scan streaming 40 batches asks for one build per batch).
 #[derive(Clone, Debug, Default)]
 pub struct ThreadsJob {
-    /// Bumped for every build asked for; a result of an older one is dropped.
+    /// Bumped for every build asked for.
     pub generation: u64,
-    /// Asked for and not yet sent (see [`settle`]).
+    /// Results of builds older than this are dropped (the list no longer wants threaded rows
+    /// of that kind: the sort, the query or a filter changed).
+    pub accept_from: u64,
+    /// Asked for and not yet sent (see `threads_job::settle`).
     pub queued: Option<ThreadsRequest>,
-    /// Sent, its rows not yet arrived.
-    pub waiting: bool,
+    /// A build is running; its rows have not arrived.
+    pub in_flight: bool,
 }
 
 impl ThreadsJob {
@@ -90,7 +94,6 @@ impl ThreadsJob {
         }
         rows.retain(|r| still.get(r.record).copied().unwrap_or(false));
         self.generation += 1;
-        self.waiting = true;
         self.queued = Some(ThreadsRequest {
             generation: self.generation,
             records: records.to_vec(),
@@ -98,12 +101,9 @@ impl ThreadsJob {
         });
     }
 
-    /// A rebuild that does not need the background cancels what is in flight.
+    /// A rebuild that does not need the background: what is queued or running is not wanted.
     pub(crate) fn cancel(&mut self) {
-        if self.waiting || self.queued.is_some() {
-            self.generation += 1;
-            self.waiting = false;
-            self.queued = None;
-        }
+        self.queued = None;
+        self.accept_from = self.generation + 1;
     }
 }

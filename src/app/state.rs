@@ -345,7 +345,7 @@ impl AppState {
 
 impl PickerState {
     /// Whether a record passes the scope and name filters (and is not deleted or internal).
-    fn listed(&self, index: usize) -> bool {
+    pub(crate) fn is_listed(&self, index: usize) -> bool {
         let Some(r) = self.records.get(index) else {
             return false;
         };
@@ -370,7 +370,7 @@ impl PickerState {
     /// selection on the same session when it is still listed.
     pub(crate) fn rebuild_rows(&mut self) {
         let listed: Vec<usize> = (0..self.records.len())
-            .filter(|&i| self.listed(i))
+            .filter(|&i| self.is_listed(i))
             .collect();
         // A long threaded list is built in the background (see `threads_job`).
         let threaded = self.sort == SortMode::Threaded && !self.has_query();

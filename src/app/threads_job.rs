@@ -1,9 +1,12 @@
 //! The threaded rows of a long list are built off the UI thread (issue: 8,000 sessions each
 //! forked from the previous one blocked the loop). A rebuild asks for them with a generation;
-//! the newest request wins and an older result is dropped. Until the new rows arrive the old
-//! ones stay on screen, less those whose sessions are no longer listed: every row shown is a
-//! session that is still there, so a key never acts on one that went away. (Record indices are
-//! stable for the run and a record keeps its path, so a row's index still names its file.)
+//! one build runs at a time and the newest request waiting replaces the older ones. A result
+//! whose request was cancelled (the sort, query or filters changed since) is dropped; a result
+//! overtaken only by newer data (a scan batch, a refresh) is shown while the newer build runs,
+//! so a streaming scan shows progress. Whatever is shown keeps only the sessions still listed:
+//! every row is a session that is still there, so a key never acts on one that went away.
+//! (Record indices are stable for the run and a record keeps its path, so a row's index still
+//! names its file.)
 
 pub use super::live_data::{INLINE_MAX, ThreadsJob, ThreadsRequest};
 
@@ -11,19 +14,25 @@ use super::event::Effect;
 use super::rows::Row;
 use super::state::PickerState;
 
-/// Sends the queued request (once per burst of events).
+/// Sends the queued request when no build is running (once per burst of events).
 pub(crate) fn settle(picker: &mut PickerState, fx: &mut Vec<Effect>) {
+    if picker.threads.in_flight {
+        return;
+    }
     if let Some(req) = picker.threads.queued.take() {
+        picker.threads.in_flight = true;
         fx.push(Effect::BuildThreads(req));
     }
 }
 
-/// The rows arrived: shown if they answer the newest request.
-pub(crate) fn on_built(picker: &mut PickerState, generation: u64, rows: Vec<Row>) {
-    if generation != picker.threads.generation || !picker.threads.waiting {
+/// The rows arrived: shown unless their request was cancelled, less the sessions no longer
+/// listed.
+pub(crate) fn on_built(picker: &mut PickerState, generation: u64, mut rows: Vec<Row>) {
+    picker.threads.in_flight = false;
+    if generation < picker.threads.accept_from {
         return;
     }
-    picker.threads.waiting = false;
+    rows.retain(|r| picker.is_listed(r.record));
     picker.rows = rows;
     picker.restore_selection();
 }
@@ -103,41 +112,37 @@ mod tests {
         assert_eq!(s.selected().map(|r| r.info.id.as_str()), Some("0"));
     }
 
-    /// A result of an older request is dropped; meanwhile the rows shown are only sessions
-    /// still listed (a deleted one leaves at once, before any build).
+    /// One build at a time: a request made while one runs waits, and goes out when the
+    /// running one answers. That answer is shown (it is only overtaken by newer data), less
+    /// the sessions no longer listed; a deleted one leaves the rows at once, before any build.
     #[test]
-    fn a_stale_result_is_dropped_and_gone_rows_leave_at_once() {
+    fn one_build_at_a_time_and_gone_rows_leave_at_once() {
         let (mut s, fx) = loaded(chain(3_000));
         let first = build_request(&fx).unwrap().clone();
-        update(
-            &mut s,
-            Event::ThreadsBuilt {
-                generation: first.generation,
-                rows: first.build(),
-            },
-        );
-        assert_eq!(s.picker.rows.len(), 3_000);
-        // Session 5 is deleted: a new build is asked for, the old rows stay without it.
+        assert!(s.picker.threads.in_flight);
+        // Session 5 is deleted while the build runs: asked for again, not sent yet.
         s.picker.deleted[5] = true;
         s.picker.rebuild_rows();
         let mut fx = Vec::new();
         crate::app::update::settle(&mut s, &mut fx);
-        let second = build_request(&fx).unwrap().clone();
-        assert!(second.generation > first.generation);
-        assert_eq!(s.picker.rows.len(), 2_999);
-        assert!(s.picker.rows.iter().all(|r| r.record != 5));
-        // The old build's rows arrive late: dropped.
-        update(
+        assert!(build_request(&fx).is_none(), "a second build in flight");
+        let fx = update(
             &mut s,
             Event::ThreadsBuilt {
                 generation: first.generation,
                 rows: first.build(),
             },
         );
-        assert!(
-            s.picker.rows.iter().all(|r| r.record != 5),
-            "stale rows shown"
+        assert_eq!(
+            s.picker.rows.len(),
+            2_999,
+            "the first rows, less the deleted"
         );
+        assert!(s.picker.rows.iter().all(|r| r.record != 5));
+        let second = build_request(&fx)
+            .expect("the waiting build goes out")
+            .clone();
+        assert!(second.generation > first.generation);
         update(
             &mut s,
             Event::ThreadsBuilt {
@@ -146,6 +151,27 @@ mod tests {
             },
         );
         assert_eq!(s.picker.rows.len(), 2_999);
+    }
+
+    /// A build whose request was cancelled (here: the sort changed while it ran) is dropped
+    /// when it arrives: the rows stay those of the new sort.
+    #[test]
+    fn a_stale_result_is_dropped() {
+        let (mut s, fx) = loaded(chain(3_000));
+        let first = build_request(&fx).unwrap().clone();
+        s.picker.sort = crate::app::state::SortMode::Recent;
+        s.picker.rebuild_rows();
+        assert_eq!(s.picker.rows[0].record, 2_999, "newest first");
+        update(
+            &mut s,
+            Event::ThreadsBuilt {
+                generation: first.generation,
+                rows: first.build(),
+            },
+        );
+        assert_eq!(s.picker.rows[0].record, 2_999, "stale threaded rows shown");
+        assert!(s.picker.rows.iter().all(|r| r.prefix.is_empty()));
+        assert!(!s.picker.threads.in_flight);
     }
 
     /// A short list is threaded at once, as before (no effect, rows at once).
