@@ -67,6 +67,23 @@ fn main() -> std::io::Result<()> {
             v.extend([key(KeyCode::Up), key(KeyCode::Up), key(KeyCode::Up)]);
             v
         }),
+        ("transcript", {
+            // The tern session's rendered transcript: Markdown, an edit as a diff, commands.
+            let mut v = typed("\"bytes pipeline\"");
+            v.push(key(KeyCode::Enter));
+            v.push(key(KeyCode::Tab));
+            v.extend((0..40).map(|_| key(KeyCode::Char('k'))));
+            v
+        }),
+        ("zoomed", {
+            // `z`: the transcript full-screen.
+            let mut v = typed("\"bytes pipeline\"");
+            v.push(key(KeyCode::Enter));
+            v.push(key(KeyCode::Tab));
+            v.push(key(KeyCode::Char('z')));
+            v.extend((0..30).map(|_| key(KeyCode::Char('k'))));
+            v
+        }),
     ];
     for (name, events) in shots {
         let state = build(&records, events);

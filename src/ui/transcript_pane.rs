@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::session_view::transcript::{LineStyle, TLine, wrap_ranges};
+use crate::app::session_view::transcript::{LineStyle, TLine, hang, rows_of};
 use crate::app::session_view::{Focus, Mode, SessionViewState};
 use crate::model::flatten::search_tokens;
 use crate::model::render;
@@ -67,8 +67,9 @@ fn hit_marks(text: &str, tokens: &[String]) -> Option<Vec<bool>> {
     Some(marks)
 }
 
-/// A logical line as screen rows at `width`: its spans styled and cut where [`wrap_ranges`]
-/// cuts its text, the query's tokens marked when it is a hit.
+/// A logical line as screen rows at `width`: its spans styled and cut where [`rows_of`] cuts
+/// its text (rows after the first indented by [`hang`]), the query's tokens marked when it is
+/// a hit.
 pub(crate) fn line_rows(
     line: &TLine,
     width: usize,
@@ -92,10 +93,15 @@ pub(crate) fn line_rows(
         .filter(|t| !t.is_empty())
         .map(|t| hit_marks(&line.text, t));
     let text = line.text.as_str();
-    wrap_ranges(text, width)
+    let indent = hang(line, width);
+    rows_of(line, width)
         .into_iter()
-        .map(|row| {
+        .enumerate()
+        .map(|(n, row)| {
             let mut spans: Vec<Span<'static>> = Vec::new();
+            if n > 0 && indent > 0 {
+                spans.push(Span::raw(" ".repeat(indent)));
+            }
             for &(a, b, st) in &runs {
                 let (a, b) = (a.max(row.start), b.min(row.end));
                 if a >= b {

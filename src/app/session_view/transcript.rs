@@ -141,7 +141,12 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 /// [`wrap`] as byte ranges of `text`: a row is a slice of the line (the spaces it breaks at
 /// left out), so styled spans are cut at the same places.
 pub fn wrap_ranges(text: &str, width: usize) -> Vec<Range<usize>> {
-    let width = width.max(1);
+    wrap_ranges_hanging(text, width, width)
+}
+
+/// [`wrap_ranges`] with the first row `first` columns wide and the others `rest`.
+fn wrap_ranges_hanging(text: &str, first: usize, rest: usize) -> Vec<Range<usize>> {
+    let (first, rest) = (first.max(1), rest.max(1));
     let trimmed = |start: usize, end: usize, all_ws: bool| {
         let row = &text[start..end];
         let kept = if all_ws {
@@ -158,6 +163,7 @@ pub fn wrap_ranges(text: &str, width: usize) -> Vec<Range<usize>> {
     let mut last_space: Option<(usize, usize)> = None;
     for (i, c) in text.char_indices() {
         let w = c.width().unwrap_or(0);
+        let width = if rows.is_empty() { first } else { rest };
         if c == ' ' && row_w + w > width {
             // Break at this space; it is not carried to the next row.
             rows.push(start..i);
@@ -190,9 +196,40 @@ pub fn wrap_ranges(text: &str, width: usize) -> Vec<Range<usize>> {
     rows
 }
 
+/// How far a line's wrapped rows are indented: under a list item's text (past its bullet or
+/// number and the quote bars), so a wrapped item reads as one; 0 when that would leave less
+/// than half the width.
+pub fn hang(line: &TLine, width: usize) -> usize {
+    let lead: usize = line
+        .spans
+        .iter()
+        .take_while(|s| {
+            s.kind == render::SpanKind::Marker
+                || (s.kind == render::SpanKind::Text && s.text.trim().is_empty())
+        })
+        .map(|s| unicode_width::UnicodeWidthStr::width(s.text.as_str()))
+        .sum();
+    let bulleted = line
+        .spans
+        .iter()
+        .any(|s| s.kind == render::SpanKind::Marker && !s.text.trim_start().starts_with('─'));
+    if bulleted && lead > 0 && lead * 2 <= width && lead < line.text.len() {
+        lead
+    } else {
+        0
+    }
+}
+
+/// A line's screen rows at `width`, as byte ranges of its text; rows after the first are
+/// drawn [`hang`] columns in.
+pub fn rows_of(line: &TLine, width: usize) -> Vec<Range<usize>> {
+    let hang = hang(line, width);
+    wrap_ranges_hanging(&line.text, width, width - hang)
+}
+
 /// The number of screen rows a line takes at `width`.
-pub fn wrapped_height(text: &str, width: usize) -> usize {
-    wrap(text, width).len()
+pub fn wrapped_height(line: &TLine, width: usize) -> usize {
+    rows_of(line, width).len()
 }
 
 /// The top line that shows the end of the transcript in `height` rows at `width` columns (of
@@ -201,7 +238,7 @@ pub fn bottom_top(lines: &[TLine], width: usize, height: usize) -> usize {
     let mut used = 0;
     let mut top = lines.len();
     while top > 0 {
-        let h = wrapped_height(&lines[top - 1].text, width);
+        let h = wrapped_height(&lines[top - 1], width);
         if used + h > height && used > 0 {
             break;
         }
