@@ -100,6 +100,24 @@ fn a_session_dir_that_is_not_a_folder_is_a_usage_error_for_the_cli_and_the_brows
 }
 
 #[test]
+fn a_session_dir_with_a_name_that_is_not_utf8_is_a_folder_like_any_other() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9-sessions"));
+    fs::create_dir_all(odd.join("--w--")).unwrap();
+    write_file(
+        &odd.join("--w--"),
+        "s.jsonl",
+        small_session("sess-odd", "/w"),
+    );
+    let out = grove(dir.path(), &odd, &["--no-cache", "list", "--all", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)[0]["id"], "sess-odd");
+}
+
+#[test]
 fn an_empty_list_and_a_missing_session_say_where_grove_looked() {
     let dir = tempfile::tempdir().unwrap();
     // The default roots, in a sandbox where neither agent has sessions.

@@ -4,6 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::model::context::Dialect;
@@ -18,7 +19,7 @@ pub struct GlobalArgs {
         long = "session-dir",
         value_name = "DIR",
         global = true,
-        value_parser = existing_folder
+        value_parser = clap::builder::PathBufValueParser::new().try_map(existing_folder)
     )]
     pub session_dirs: Vec<PathBuf>,
     /// The agent that wrote the --session-dir folders (default: from the path, `.atomic`
@@ -43,8 +44,7 @@ pub struct GlobalArgs {
 
 /// `--session-dir`'s check: a folder that exists (a mistyped one is a usage error, exit 2,
 /// not an empty list).
-fn existing_folder(arg: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(arg);
+fn existing_folder(path: PathBuf) -> Result<PathBuf, String> {
     match std::fs::metadata(&path) {
         Ok(m) if m.is_dir() => Ok(path),
         Ok(_) => Err("not a folder".to_owned()),
