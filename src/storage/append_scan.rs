@@ -136,6 +136,52 @@ pub(crate) fn view_for_append(
     }))
 }
 
+/// Distinct prefix matches kept to count them; past this many, further matching entries are
+/// counted without being kept (the count is then one of entries, not ids).
+const MAX_MATCHES: usize = 10_000;
+
+/// Resolves an entry id or unique id prefix given on the command line by a streaming pass, as
+/// a whole load would: `Ok(Ok(id))`, or `Ok(Err(n))` when `n` entries match (0 or several);
+/// `None` when the file has no session header (the caller says why, as it does for a load).
+pub(crate) fn resolve_prefix(
+    path: &Path,
+    arg: &str,
+) -> Result<Option<Result<String, usize>>, ReadError> {
+    let mut version = None;
+    let mut objects = 0usize;
+    let mut exact = false;
+    let mut matches: HashSet<String> = HashSet::new();
+    let mut overflow = 0usize;
+    each_entry(
+        path,
+        &mut objects,
+        |seen| {
+            if seen.is_header {
+                return;
+            }
+            exact |= seen.id == arg;
+            if !seen.id.is_empty() && seen.id.starts_with(arg) && !matches.contains(seen.id) {
+                if matches.len() < MAX_MATCHES {
+                    matches.insert(seen.id.to_owned());
+                } else {
+                    overflow += 1;
+                }
+            }
+        },
+        |first| version = first,
+    )?;
+    if version.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(if exact {
+        Ok(arg.to_owned())
+    } else if matches.len() == 1 && overflow == 0 {
+        Ok(matches.into_iter().next().unwrap_or_default())
+    } else {
+        Err(matches.len() + overflow)
+    }))
+}
+
 /// The leaf a check-out of `target` makes; `None` when only a whole load can tell (its parent
 /// comes after it in the file: maybe a cycle, which the tree breaks at its earliest member).
 fn checkout_leaf(path: &Path, target: &str, f: Found) -> Result<Option<Option<String>>, ReadError> {
@@ -203,11 +249,12 @@ fn each_entry(
         }
         full_line(&line, objects, &mut entry, &mut header);
     };
-    for_each_line_in(&mut file as &mut File, &mut buf, CHUNK, 0, 1, &mut on_line)
-        .map_err(|source| ReadError::Io {
+    for_each_line_in(&mut file as &mut File, &mut buf, CHUNK, 0, 1, &mut on_line).map_err(
+        |source| ReadError::Io {
             path: path.to_path_buf(),
             source,
-        })
+        },
+    )
 }
 
 /// [`each_entry`]'s full parse of one line.
@@ -283,5 +330,173 @@ pub(crate) fn view_of_session(
             .filter(|s| !s.is_empty()),
         fresh_id: fresh_id(&taken),
         target,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::parse::ParsedSession;
+
+    /// A small deterministic generator (no dependency for a few numbers).
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % n.max(1)
+        }
+    }
+
+    /// A session with what trips a tree: duplicate ids, unknown and self parents, parents
+    /// after their children (and so cycles), labels, user and custom messages, a second
+    /// header, bad and blank lines, entries without ids; sometimes an old version, no header
+    /// or a torn last line.
+    fn messy_session(rng: &mut Rng) -> String {
+        let version = [3, 3, 3, 2, 1][rng.below(5)];
+        let mut s = String::new();
+        match rng.below(12) {
+            0 => s.push_str("{\"type\":\"message\",\"id\":\"x\"}\n"),
+            1 => s.push('\n'),
+            _ => {}
+        }
+        s.push_str(&format!(
+            "{{\"type\":\"session\",\"version\":{version},\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/w\"}}\n"
+        ));
+        let n = 1 + rng.below(25);
+        for i in 0..n {
+            let id = format!("{:02x}", rng.below(n + 3));
+            let parent = match rng.below(6) {
+                0 => "null".to_owned(),
+                1 => format!("\"{id}\""),
+                2 => "\"nope\"".to_owned(),
+                _ => format!("\"{:02x}\"", rng.below(n + 3)),
+            };
+            let id_field = if rng.below(15) == 0 {
+                String::new()
+            } else {
+                format!("\"id\":\"{id}\",")
+            };
+            let line = match rng.below(9) {
+                0 => format!(
+                    "{{\"type\":\"label\",{id_field}\"parentId\":{parent},\"targetId\":\"{id}\",\"label\":\"l\"}}"
+                ),
+                1 => format!(
+                    "{{\"type\":\"custom_message\",{id_field}\"parentId\":{parent},\"content\":\"c\"}}"
+                ),
+                2 => "not json".to_owned(),
+                3 if i > 0 => "{\"type\":\"session\",\"version\":3,\"id\":\"t\"}".to_owned(),
+                4 => format!(
+                    "{{\"type\":\"message\",{id_field}\"parentId\":{parent},\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"a\\ud800\"}}]}}}}"
+                ),
+                _ => format!(
+                    "{{\"type\":\"message\",{id_field}\"parentId\":{parent},\"message\":{{\"role\":\"user\",\"content\":\"u {i}\"}}}}"
+                ),
+            };
+            s.push_str(&line);
+            s.push('\n');
+        }
+        if rng.below(8) == 0 {
+            s.push_str("{\"type\":\"mess");
+        }
+        s
+    }
+
+    /// The streaming pass answers as the whole load for every target, on messy files; where
+    /// it declines (a version 1 file, a parent after its child), the whole load is the answer.
+    #[test]
+    fn the_pass_agrees_with_a_whole_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut rng = Rng(7);
+        let mut declined = 0;
+        for round in 0..400 {
+            let text = messy_session(&mut rng);
+            std::fs::write(&path, &text).unwrap();
+            let session = Session::new(ParsedSession::from_bytes(text.as_bytes()));
+            let mut targets: Vec<Option<String>> = session
+                .entries()
+                .iter()
+                .map(|e| Some(e.id.clone()))
+                .collect();
+            targets.extend([None, Some("nope".into()), Some("s".into())]);
+            for target in targets {
+                let target = target.as_deref();
+                let candidates = ["c0", "c1", "c2", "c3"].map(String::from);
+                let whole = view_of_session(&session, target, |_| "c0".into());
+                match view_for_append(&path, target, candidates).unwrap() {
+                    Some(streamed) => {
+                        assert_eq!(streamed, whole, "round {round}, {target:?}:\n{text}")
+                    }
+                    None => {
+                        declined += 1;
+                        let v1 = whole.version.is_some_and(|v| v < 2);
+                        assert!(v1 || target.is_some(), "round {round}:\n{text}");
+                    }
+                }
+                let ids: Vec<&str> = session.entries().iter().map(|e| e.id.as_str()).collect();
+                if let (Some(arg), Some(_)) = (target, whole.version)
+                    && let Some(Ok(id)) = resolve_prefix(&path, arg).unwrap()
+                {
+                    assert!(ids.contains(&id.as_str()), "{arg} → {id}");
+                }
+            }
+        }
+        assert!(declined < 2000, "the pass declined {declined} times");
+    }
+
+    /// A fresh id some entry already has is never chosen; the next candidate is.
+    #[test]
+    fn a_taken_candidate_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(
+            &path,
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"c0\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n",
+        )
+        .unwrap();
+        let view = view_for_append(
+            &path,
+            Some("c0"),
+            ["c0", "c1", "c2", "c3"].map(String::from),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(view.fresh_id, "c1");
+        assert_eq!(view.last_id.as_deref(), Some("c0"));
+        // A user message checked out resumes from its parent: here the root.
+        assert_eq!(
+            view.target,
+            Some(TargetView {
+                checkout_leaf: None
+            })
+        );
+        let all_taken = ["c0", "c0", "c0", "c0"].map(String::from);
+        assert_eq!(view_for_append(&path, None, all_taken).unwrap(), None);
+    }
+
+    #[test]
+    fn prefixes_resolve_as_a_load_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(
+            &path,
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"ab12\",\"parentId\":null}\n{\"type\":\"message\",\"id\":\"ab34\",\"parentId\":\"ab12\"}\n{\"type\":\"message\",\"id\":\"ab12\",\"parentId\":\"ab34\"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            resolve_prefix(&path, "ab1").unwrap(),
+            Some(Ok("ab12".into()))
+        );
+        assert_eq!(resolve_prefix(&path, "ab").unwrap(), Some(Err(2)));
+        assert_eq!(resolve_prefix(&path, "zz").unwrap(), Some(Err(0)));
+        assert_eq!(
+            resolve_prefix(&path, "ab34").unwrap(),
+            Some(Ok("ab34".into()))
+        );
+        std::fs::write(&path, "{\"type\":\"message\",\"id\":\"ab12\"}\n").unwrap();
+        assert_eq!(resolve_prefix(&path, "ab").unwrap(), None);
     }
 }
