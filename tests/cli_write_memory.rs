@@ -12,22 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn prlimit_available() -> bool {
-    let ok = Command::new("prlimit")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "prlimit (util-linux) is needed for the memory-limit tests"
-        );
-        eprintln!("NOTICE: no prlimit; memory-limit check skipped");
-    }
-    ok
-}
+use common::prlimit_available;
 
 /// The id of entry `n`: scattered over the 8-hex space as pi's random ids are, so that a
 /// 7-character prefix names one entry.
