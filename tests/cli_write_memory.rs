@@ -34,7 +34,11 @@ fn branchy_session(path: &Path, mb: usize) -> (String, String) {
             _ if n.is_multiple_of(7) => Some(id(n / 3)),
             _ => Some(id(n - 1)),
         };
-        let role = if n.is_multiple_of(2) { "user" } else { "assistant" };
+        let role = if n.is_multiple_of(2) {
+            "user"
+        } else {
+            "assistant"
+        };
         let text = format!("entry {n} of a big session, short like most of pi's");
         s.push_str(&common::message(&this, parent.as_deref(), role, &text));
         s.push('\n');
