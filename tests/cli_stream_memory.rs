@@ -12,22 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn prlimit_available() -> bool {
-    let ok = Command::new("prlimit")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "prlimit (util-linux) is needed for the memory-limit tests"
-        );
-        eprintln!("NOTICE: no prlimit; memory-limit check skipped");
-    }
-    ok
-}
+use common::prlimit_available;
 
 fn header(id: &str) -> String {
     format!(

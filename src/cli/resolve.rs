@@ -102,13 +102,18 @@ pub(crate) fn resolve_entry_indexed(
     agent: Option<Dialect>,
     arg: &str,
 ) -> Result<String, CliError> {
-    match entry_ids(index, path, agent) {
-        Some(ids) => resolve_id(&ids, arg).map_err(|n| match n {
-            0 => msg(format!("no entry {} in this session", sanitize_line(arg))),
-            n => msg(format!("{} matches {n} entries", sanitize_line(arg))),
-        }),
-        None => resolve_entry(&load_for_write(path)?, arg),
-    }
+    let resolved = match entry_ids(index, path, agent) {
+        Some(ids) => resolve_id(&ids, arg),
+        // No index: a streaming pass, not a load (a file without a header: the load says why).
+        None => match crate::storage::append_scan::resolve_prefix(path, arg)? {
+            Some(resolved) => resolved,
+            None => return resolve_entry(&load_for_write(path)?, arg),
+        },
+    };
+    resolved.map_err(|n| match n {
+        0 => msg(format!("no entry {} in this session", sanitize_line(arg))),
+        n => msg(format!("{} matches {n} entries", sanitize_line(arg))),
+    })
 }
 
 fn root_agent_of(roots: &[SessionRoot], path: &Path) -> Option<Dialect> {

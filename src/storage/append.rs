@@ -26,9 +26,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::model::entry::{EntryKind, JsonMap, format_iso_ms};
-use crate::model::tree::Session;
+use crate::model::entry::{JsonMap, format_iso_ms};
 
+use super::append_scan::{AppendView, CANDIDATES, view_for_append, view_of_session};
 use super::read::{ReadError, load_session};
 use super::safe_fs::{Pin, PinError, PinnedDir, lock_exclusive};
 
@@ -246,10 +246,10 @@ pub fn append_entry_full(
     loop {
         attempt += 1;
         let last_attempt = attempt >= ATTEMPTS;
-        let session = load_session(path)?;
+        let view = file_view(path, &entry)?;
         // What was read is what is pinned (and what `file` is).
         dir.recheck()?;
-        let (map, appended) = match build_line(path, &session, entry.clone(), now) {
+        let (map, appended) = match build_line(path, &view, entry.clone(), now) {
             // A writer may be in the middle of its line: give it a moment before refusing.
             Err(WriteError::TornLastLine { .. }) if !last_attempt => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
@@ -258,7 +258,7 @@ pub fn append_entry_full(
             other => other?,
         };
         let line = to_line(path, map)?;
-        match write_line(path, &mut file, session.parsed.bytes, line.as_bytes(), sink) {
+        match write_line(path, &mut file, view.bytes, line.as_bytes(), sink) {
             Err(WriteError::Changed { .. } | WriteError::TornLastLine { .. }) if !last_attempt => {
                 std::thread::sleep(std::time::Duration::from_millis(5 * attempt as u64));
             }
@@ -357,37 +357,47 @@ pub(crate) fn restore_agent_leaf(
     })
 }
 
+/// What the append needs from the file, read streaming in bounded memory (see
+/// [`super::append_scan`]), or from a whole load when the pass cannot tell.
+fn file_view(path: &Path, entry: &NewEntry) -> Result<AppendView, WriteError> {
+    let target = match entry {
+        NewEntry::Label { target_id, .. } | NewEntry::Checkout { target_id } => Some(target_id),
+        NewEntry::Rename { .. } => None,
+    }
+    .map(String::as_str);
+    let mut drawn = HashSet::new();
+    let candidates = [(); CANDIDATES].map(|_| {
+        let id = fresh_id(&drawn.iter().map(String::as_str).collect());
+        drawn.insert(id.clone());
+        id
+    });
+    Ok(match view_for_append(path, target, candidates)? {
+        Some(view) => view,
+        None => view_of_session(&load_session(path)?, target, fresh_id),
+    })
+}
+
 fn build_line(
     path: &Path,
-    session: &Session,
+    view: &AppendView,
     entry: NewEntry,
     now: i64,
 ) -> Result<(JsonMap, Appended), WriteError> {
     let p = || path.to_path_buf();
-    let Some(header) = &session.parsed.header else {
+    let Some(version) = view.version else {
         return Err(WriteError::NoHeader { path: p() });
     };
-    if session.parsed.bytes > 0 && !session.parsed.ends_with_newline {
+    if view.bytes > 0 && !view.ends_with_newline {
         return Err(WriteError::TornLastLine { path: p() });
     }
     let needs_ids = !matches!(entry, NewEntry::Rename { .. });
-    if needs_ids && header.version < 2 {
-        return Err(WriteError::LegacyIds {
-            path: p(),
-            version: header.version,
-        });
+    if needs_ids && version < 2 {
+        return Err(WriteError::LegacyIds { path: p(), version });
     }
-    let entries = session.entries();
-    let taken: HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-    let id = fresh_id(&taken);
-    let last_id = entries
-        .last()
-        .map(|e| e.id.clone())
-        .filter(|s| !s.is_empty());
-    let known = |target: &str| -> Result<usize, WriteError> {
-        session
-            .tree
-            .index_of(target)
+    let id = view.fresh_id.clone();
+    let known = |target: &str| {
+        view.target
+            .as_ref()
             .ok_or_else(|| WriteError::UnknownEntry {
                 path: p(),
                 id: target.to_owned(),
@@ -399,22 +409,12 @@ fn build_line(
             None
         }
         NewEntry::Rename { .. } => None,
-        NewEntry::Checkout { target_id } => {
-            let target = known(target_id)?;
-            let e = &entries[target];
-            // As pi's /tree: choosing a user message (or custom message) puts its text back in
-            // the editor, so the branch resumes from its parent.
-            if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
-                session.tree.parent[target].map(|pi| entries[pi].id.clone())
-            } else {
-                Some(e.id.clone())
-            }
-        }
+        NewEntry::Checkout { target_id } => known(target_id)?.checkout_leaf.clone(),
     };
     let (m, parent_id) = entry_object(
         &entry,
         &id,
-        last_id.as_deref(),
+        view.last_id.as_deref(),
         checkout_leaf.as_deref(),
         now,
     );

@@ -1,6 +1,7 @@
 //! Everything that touches the file system: roots, scanning, reading, appending, forking, trash.
 
 pub mod append;
+pub(crate) mod append_scan;
 pub mod cache;
 pub mod changed;
 pub mod demo;

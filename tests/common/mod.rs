@@ -429,3 +429,22 @@ pub fn json_body(unit: &str, len: usize) -> String {
     }
     s
 }
+
+/// Whether `prlimit` (util-linux) can run, for the memory-limit tests; under `CI=true` its
+/// absence fails the test instead of skipping it.
+pub fn prlimit_available() -> bool {
+    let ok = Command::new("prlimit")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "prlimit (util-linux) is needed for the memory-limit tests"
+        );
+        eprintln!("NOTICE: no prlimit; memory-limit check skipped");
+    }
+    ok
+}
