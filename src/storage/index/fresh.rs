@@ -105,33 +105,6 @@ pub fn changed(old: &Map<String, Value>, new: &Map<String, Value>) -> Option<Map
     )
 }
 
-/// The entry ids in stored node chunks, parsed straight into one set (no JSON values, no map
-/// of flags: a node's id bit, once set, stays set in later chunks).
-pub fn ids_of_chunks(chunks: &[Vec<u8>]) -> Option<std::collections::HashSet<String>> {
-    struct Ids<'a>(&'a mut std::collections::HashSet<String>);
-    impl<'de> serde::de::Visitor<'de> for Ids<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a map of ids to flags")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-            while let Some((k, flags)) = m.next_entry::<String, u64>()? {
-                if flags & 1 == 1 {
-                    self.0.insert(k);
-                }
-            }
-            Ok(())
-        }
-    }
-    let mut ids = std::collections::HashSet::new();
-    for c in chunks {
-        let mut de = serde_json::Deserializer::from_slice(c);
-        serde::Deserializer::deserialize_map(&mut de, Ids(&mut ids)).ok()?;
-        de.end().ok()?;
-    }
-    Some(ids)
-}
-
 /// The entry ids in stored nodes (flag bit 1: an id seen; bit 2: some entry's parent).
 pub fn entry_ids(nodes: &Map<String, Value>) -> impl Iterator<Item = &str> {
     nodes
