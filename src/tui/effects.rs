@@ -299,6 +299,7 @@ impl Runner {
                     generation: ticket.generation(),
                 });
                 let pins = Arc::clone(&self.pins);
+                let tx = self.tx.clone();
                 self.submit(
                     Job::Open,
                     ticket,
@@ -306,6 +307,17 @@ impl Runner {
                         // What the view shows is what its labels and check-outs may write to.
                         pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
+                        // A large session's leaf branch first, drawn while the whole loads.
+                        if let Some(first) = open_leaf_first(&path, agent, viewport, &home)
+                            && !ticket.is_cancelled()
+                        {
+                            let event = Event::SessionOpened {
+                                record,
+                                result: Ok(first),
+                                path: path.clone(),
+                            };
+                            let _ = tx.send(Msg::App(event));
+                        }
                         let result = open_view(&path, agent, viewport, home, &cancelled);
                         (!ticket.is_cancelled()).then_some(Event::SessionOpened {
                             record,
@@ -415,6 +427,25 @@ fn open_view(
     Ok(Box::new(
         SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home),
     ))
+}
+
+/// The view of a large session's leaf branch alone, read from the end of the file
+/// ([`crate::storage::leaf`]); `None` for a smaller file (its whole load is quick) or on error
+/// (the whole load reports it).
+fn open_leaf_first(
+    path: &Path,
+    agent: Dialect,
+    viewport: ratatui::layout::Rect,
+    home: &Option<String>,
+) -> Option<Box<SessionViewState>> {
+    use crate::storage::leaf::{LeafOptions, load_leaf_branch};
+    let size = std::fs::metadata(path).ok()?.len();
+    if size < crate::storage::read::SLIM_LOAD_MIN_BYTES {
+        return None;
+    }
+    let first = load_leaf_branch(path, LeafOptions::default()).ok()?;
+    let view = SessionViewState::new(path.to_owned(), first.session, agent, viewport);
+    Some(Box::new(view.with_home(home.clone())))
 }
 
 /// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
