@@ -31,11 +31,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if ready_only {
         args.remove(0);
     }
+    let leaf_first = args.first().is_some_and(|a| a == "--leaf-first");
+    if leaf_first {
+        args.remove(0);
+    }
     let path = args
         .first()
-        .ok_or("usage: open_big [--ready] FILE")?
+        .ok_or("usage: open_big [--ready | --leaf-first] FILE")?
         .clone();
     let size = std::fs::metadata(&path)?.len();
+    if leaf_first {
+        // What the app draws first for a large session: its leaf branch, read from the end.
+        let t = Instant::now();
+        let first = grove::storage::leaf::load_leaf_branch(
+            path.as_ref(),
+            grove::storage::leaf::LeafOptions::default(),
+        )?;
+        let read = first.bytes_read;
+        let view = grove::app::session_view::SessionViewState::new(
+            path.clone().into(),
+            first.session,
+            Dialect::Pi,
+            ratatui::layout::Rect::new(0, 0, 160, 45),
+        );
+        println!(
+            "leaf branch view ready in {} ms ({} tree rows, {} transcript lines, {} of {} bytes read); peak RSS {} MB",
+            t.elapsed().as_millis(),
+            view.nav.rows().len(),
+            view.transcript.lines.len(),
+            read,
+            size,
+            rss_kb() / 1024
+        );
+        return Ok(());
+    }
     let t = Instant::now();
     let view = grove::app::session_view::SessionViewState::open(
         path.as_ref(),

@@ -9,7 +9,9 @@
 # linear branch shaped as pi writes a long-running session (thinking with signatures, tool
 # calls, results of up to 120 lines, no compaction): give any number of files. For each file,
 # each of RUNS rounds (default 5) times `cat FILE > /dev/null`, then a fresh process opening
-# the session view of FILE (`examples/open_big --ready`: load, tree rows, the leaf's
+# the leaf branch alone (`examples/open_big --leaf-first`: what the view draws first for a
+# large session, read from the end of the file), then the session view of FILE
+# (`examples/open_big --ready`: load, tree rows, the leaf's
 # transcript window, built as the app builds it off the UI thread), then `grove tree --json`
 # and `grove context --json` (output to /dev/null). Interleaving keeps them under the same
 # conditions on a machine whose speed drifts. Prints, per file, the median wall time, the
@@ -42,10 +44,11 @@ median() { # column $2 of file $1
 }
 
 for FILE in "$@"; do
-  rm -f "$TMP"/{cat,open,tree,context}
+  rm -f "$TMP"/{cat,leaf,open,tree,context}
   cat "$FILE" >/dev/null # into the page cache
   for _ in $(seq "$RUNS"); do
     run cat cat "$FILE"
+    run leaf "$OPEN" --leaf-first "$FILE"
     run open "$OPEN" --ready "$FILE"
     run tree "$GROVE" --no-cache tree "$FILE" --json
     run context "$GROVE" --no-cache context "$FILE" --json
@@ -55,10 +58,11 @@ for FILE in "$@"; do
   echo "$(basename "$FILE"): $MB MB, $((ENTRIES - 1)) entries; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs"
   cw=$(median "$TMP/cat" 1) cc=$(median "$TMP/cat" 2)
   printf '  %-22s wall %6d ms   CPU %6d ms\n' "cat" "$cw" "$cc"
-  for what in open tree context; do
+  for what in leaf open tree context; do
     w=$(median "$TMP/$what" 1) c=$(median "$TMP/$what" 2) r=$(median "$TMP/$what" 3)
     label=$what
     case $what in
+      leaf) label="leaf branch drawn" ;;
       open) label="session view ready" ;;
       tree) label="grove tree --json" ;;
       context) label="grove context --json" ;;

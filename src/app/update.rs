@@ -361,8 +361,12 @@ fn on_session_opened(
     path: PathBuf,
     result: Result<Box<SessionViewState>, String>,
 ) {
-    let Screen::Session { record: shown, .. } = state.screen else {
-        return;
+    // A view already shown for this session is replaced too: a large session's leaf
+    // branch is shown first, then the whole session.
+    let shown = match &state.screen {
+        Screen::Session { record, .. } => *record,
+        Screen::View { record, view } if view.path == path => *record,
+        _ => return,
     };
     if shown != record {
         return;

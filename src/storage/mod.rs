@@ -9,6 +9,7 @@ pub mod fastscan;
 pub mod fork;
 pub mod fsutil;
 pub mod index;
+pub mod leaf;
 pub mod listing;
 pub mod open;
 pub mod read;

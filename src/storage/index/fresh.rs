@@ -54,9 +54,15 @@ pub fn hashes(path: &Path, offset: u64) -> io::Result<(u64, u64)> {
 /// stored text is neither read nor rewritten; the new text is what follows this mark.
 pub const TEXT_MARK: &str = "\0";
 
+/// The key that says the state's tool-call text is the row's `tool_text` (stored once).
+const TOOLS_IN_ROW: &str = "toolsInRow";
+
 /// The state split for storage: its JSON without the entry ids (`builder.nodes`), and the ids
-/// (id -> flags), which a grown file adds to chunk by chunk.
-pub fn split(state: &ScanState) -> Option<(Vec<u8>, Map<String, Value>)> {
+/// (id -> flags), which a grown file adds to chunk by chunk. When the state's tool-call text
+/// equals `row_tools` (the row's `tool_text`, as it does unless a torn last line added tool
+/// calls to the listing only), it is left out and marked: the row holds it once, instead of
+/// twice in every row write (the row of a tool-heavy session is tens of KB).
+pub fn split(state: &ScanState, row_tools: &str) -> Option<(Vec<u8>, Map<String, Value>)> {
     let mut v = serde_json::to_value(state).ok()?;
     let nodes = match v.pointer_mut("/builder/nodes") {
         Some(slot) => match slot.take() {
@@ -71,11 +77,25 @@ pub fn split(state: &ScanState) -> Option<(Vec<u8>, Map<String, Value>)> {
         },
         None => Map::new(),
     };
+    if let Some(slot) = v.pointer_mut("/builder/tools")
+        && slot.as_str() == Some(row_tools)
+        && !row_tools.is_empty()
+    {
+        *slot = Value::String(String::new());
+        if let Value::Object(top) = &mut v {
+            top.insert(TOOLS_IN_ROW.into(), Value::Bool(true));
+        }
+    }
     Some((serde_json::to_vec(&v).ok()?, nodes))
 }
 
-/// The state stored by [`split`], its node chunks applied in order; with the merged nodes.
-pub fn merge(rest: &[u8], chunks: &[Vec<u8>]) -> Option<(ScanState, Map<String, Value>)> {
+/// The state stored by [`split`], its node chunks applied in order and its tool-call text
+/// taken from `row_tools` when it was left out; with the merged nodes.
+pub fn merge(
+    rest: &[u8],
+    chunks: &[Vec<u8>],
+    row_tools: &str,
+) -> Option<(ScanState, Map<String, Value>)> {
     let mut v: Value = serde_json::from_slice(rest).ok()?;
     let mut nodes = Map::new();
     for c in chunks {
@@ -86,6 +106,13 @@ pub fn merge(rest: &[u8], chunks: &[Vec<u8>]) -> Option<(ScanState, Map<String, 
         *slot = Value::Object(nodes.clone());
     } else if !nodes.is_empty() {
         return None;
+    }
+    let in_row = match &mut v {
+        Value::Object(top) => top.remove(TOOLS_IN_ROW).is_some(),
+        _ => false,
+    };
+    if in_row {
+        *v.pointer_mut("/builder/tools")? = Value::String(row_tools.to_owned());
     }
     let state = ScanState::deserialize(v).ok()?;
     Some((state, nodes))
@@ -103,33 +130,6 @@ pub fn changed(old: &Map<String, Value>, new: &Map<String, Value>) -> Option<Map
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     )
-}
-
-/// The entry ids in stored node chunks, parsed straight into one set (no JSON values, no map
-/// of flags: a node's id bit, once set, stays set in later chunks).
-pub fn ids_of_chunks(chunks: &[Vec<u8>]) -> Option<std::collections::HashSet<String>> {
-    struct Ids<'a>(&'a mut std::collections::HashSet<String>);
-    impl<'de> serde::de::Visitor<'de> for Ids<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a map of ids to flags")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-            while let Some((k, flags)) = m.next_entry::<String, u64>()? {
-                if flags & 1 == 1 {
-                    self.0.insert(k);
-                }
-            }
-            Ok(())
-        }
-    }
-    let mut ids = std::collections::HashSet::new();
-    for c in chunks {
-        let mut de = serde_json::Deserializer::from_slice(c);
-        serde::Deserializer::deserialize_map(&mut de, Ids(&mut ids)).ok()?;
-        de.end().ok()?;
-    }
-    Some(ids)
 }
 
 /// The entry ids in stored nodes (flag bit 1: an id seen; bit 2: some entry's parent).

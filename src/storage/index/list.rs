@@ -60,8 +60,9 @@ fn prepare(
     head_hash: u64,
     tail_hash: u64,
     old_nodes: Option<&Map<String, Value>>,
+    row_tools: &str,
 ) -> Option<Stored> {
-    let (rest, nodes) = fresh::split(state)?;
+    let (rest, nodes) = fresh::split(state, row_tools)?;
     let changed = match old_nodes {
         Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
         None => Vec::new(),
@@ -368,7 +369,8 @@ impl Index {
             return None;
         }
         let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
-        let (mut state, nodes) = fresh::merge(&rest, &chunks)?;
+        let tools = row.info.as_ref().map_or("", |i| i.tool_text.as_str());
+        let (mut state, nodes) = fresh::merge(&rest, &chunks, tools)?;
         if state.offset() != row.resume_offset {
             return None;
         }
@@ -570,7 +572,10 @@ fn rescan(
     let stored = keep_state
         .then(|| settled(&file.path, &s.meta, &state))
         .flatten()
-        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
+        .and_then(|(head, tail)| {
+            let tools = s.info.as_ref().map_or("", |i| i.tool_text.as_str());
+            prepare(&state, head, tail, old_nodes.as_ref(), tools)
+        })
         .map(|p| (p, state_len));
     Ok(Rescanned {
         info: s.info,

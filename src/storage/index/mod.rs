@@ -38,6 +38,8 @@ mod list;
 pub mod row;
 pub mod write;
 
+pub use ids::EntryIds;
+
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
@@ -180,7 +182,7 @@ impl Index {
             return Some(ids.clone());
         }
         let (_, chunks) = db.state(row.id, state_bound(key.size)).ok()??;
-        let ids = fresh::ids_of_chunks(&chunks)?;
+        let ids = ids::EntryIds::from_chunks(chunks)?;
         let found = IndexedIds {
             row_id: row.id,
             key,

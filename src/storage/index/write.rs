@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::Index;
 use super::db::FileKey;
+use super::ids::EntryIds;
 pub(crate) use super::ids::IndexedIds;
 use crate::model::context::Dialect;
 use crate::model::entry::{Entry, EntryKind, JsonMap};
@@ -45,18 +46,13 @@ pub enum WritePath {
 
 /// Resolves an entry id or unique id prefix among the ids (the whole-file path's rule); the
 /// error is the number of matches (0, or more than 1).
-pub fn resolve_id(ids: &HashSet<String>, arg: &str) -> Result<String, usize> {
+pub fn resolve_id(ids: &EntryIds, arg: &str) -> Result<String, usize> {
     if ids.contains(arg) {
         return Ok(arg.to_owned());
     }
-    let mut matches: Vec<&str> = ids
-        .iter()
-        .filter(|id| id.starts_with(arg))
-        .map(String::as_str)
-        .collect();
-    matches.sort_unstable();
+    let mut matches = ids.with_prefix(arg);
     match matches.len() {
-        1 => Ok(matches[0].to_owned()),
+        1 => Ok(matches.remove(0)),
         n => Err(n),
     }
 }
@@ -76,7 +72,7 @@ pub fn entry_ids(
     index: &mut Index,
     path: &Path,
     agent: Option<Dialect>,
-) -> Option<std::sync::Arc<HashSet<String>>> {
+) -> Option<std::sync::Arc<EntryIds>> {
     indexed(index, path, agent).map(|i| i.ids)
 }
 
@@ -409,7 +405,7 @@ mod tests {
 
     #[test]
     fn ids_resolve_exactly_or_by_unique_prefix() {
-        let ids: HashSet<String> = ["ab12", "ab34", "cd56"].map(String::from).into();
+        let ids = EntryIds::from_chunks(vec![br#"{"ab12":1,"ab34":1,"cd56":1}"#.to_vec()]).unwrap();
         assert_eq!(resolve_id(&ids, "ab12"), Ok("ab12".into()));
         assert_eq!(resolve_id(&ids, "cd"), Ok("cd56".into()));
         assert_eq!(resolve_id(&ids, "ab"), Err(2));

@@ -31,7 +31,7 @@ mod work;
 
 pub(crate) use msg::{Exit, Job, Msg};
 use pins::{Pins, pin_now, pinned};
-use work::{WriteJob, open_view, rename, spawn_write_worker};
+use work::{WriteJob, open_leaf_first, open_view, rename, spawn_write_worker};
 
 /// The session being loaded for the session view.
 struct Opening {
@@ -278,6 +278,7 @@ impl Runner {
                     generation: ticket.generation(),
                 });
                 let pins = Arc::clone(&self.pins);
+                let tx = self.tx.clone();
                 self.submit(
                     Job::Open,
                     ticket,
@@ -285,6 +286,17 @@ impl Runner {
                         // What the view shows is what its labels and check-outs may write to.
                         pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
+                        // A large session's leaf branch first, drawn while the whole loads.
+                        if let Some(first) = open_leaf_first(&path, agent, viewport, &home)
+                            && !ticket.is_cancelled()
+                        {
+                            let event = Event::SessionOpened {
+                                record,
+                                result: Ok(first),
+                                path: path.clone(),
+                            };
+                            let _ = tx.send(Msg::App(event));
+                        }
                         let mut result = open_view(&path, agent, viewport, home, &cancelled);
                         if let (Ok(view), Some(search)) = (&mut result, search) {
                             view.open_search(search);

@@ -59,3 +59,22 @@ pub(crate) fn rename(
     let info = scan_info(path, Some(before.agent)).map_err(|e| e.to_string())?;
     Ok(Arc::new(SessionRecord::new(info, current_dir)))
 }
+
+/// The view of a large session's leaf branch alone, read from the end of the file
+/// ([`crate::storage::leaf`]); `None` for a smaller file (its whole load is quick) or on error
+/// (the whole load reports it).
+pub(super) fn open_leaf_first(
+    path: &Path,
+    agent: Dialect,
+    viewport: ratatui::layout::Rect,
+    home: &Option<String>,
+) -> Option<Box<SessionViewState>> {
+    use crate::storage::leaf::{LeafOptions, load_leaf_branch};
+    let size = std::fs::metadata(path).ok()?.len();
+    if size < crate::storage::read::SLIM_LOAD_MIN_BYTES {
+        return None;
+    }
+    let first = load_leaf_branch(path, LeafOptions::default()).ok()?;
+    let view = SessionViewState::new(path.to_owned(), first.session, agent, viewport);
+    Some(Box::new(view.with_home(home.clone())))
+}
