@@ -4,6 +4,7 @@ pub mod actions;
 pub mod binding;
 pub mod config;
 pub mod event;
+pub mod fork_open;
 pub mod format;
 pub mod help;
 pub mod hits_ops;

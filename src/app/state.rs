@@ -173,6 +173,14 @@ pub enum PreviewSlot {
     Failed(String),
 }
 
+/// A fork made in the session view, waiting for its row to open it ([`super::fork_open`]):
+/// the new file and the session it was forked from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingFork {
+    pub path: PathBuf,
+    pub parent: PathBuf,
+}
+
 /// A delete that Ctrl+Z can undo.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndoItem {
@@ -189,6 +197,8 @@ pub struct Options {
     pub home: Option<String>,
     /// The preview pane is shown only from this width on.
     pub preview_min_width: u16,
+    /// What Enter does on a session (`[picker] enter`).
+    pub enter: super::config::EnterAction,
 }
 
 impl Default for Options {
@@ -197,6 +207,7 @@ impl Default for Options {
             print_mode: false,
             home: None,
             preview_min_width: 120,
+            enter: super::config::EnterAction::View,
         }
     }
 }
@@ -275,6 +286,8 @@ pub struct AppState {
     pub notice: Option<super::notice::Notice>,
     /// Why the selected session matched the search (the preview's top).
     pub hits: Option<super::preview_hits::HitsSlot>,
+    /// A fork made in the view, to open once its row is read.
+    pub open_after_fork: Option<PendingFork>,
 }
 
 impl AppState {
@@ -297,6 +310,7 @@ impl AppState {
             quit_when_idle: false,
             notice: None,
             hits: None,
+            open_after_fork: None,
         }
     }
 

@@ -436,9 +436,10 @@ fn open_view(
 ) -> Result<Box<SessionViewState>, String> {
     let session =
         load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
-    Ok(Box::new(
-        SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home),
-    ))
+    let mut view = SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home);
+    // `e` offers to export into the folder grove was started in.
+    view.export_dir = std::env::current_dir().ok();
+    Ok(Box::new(view))
 }
 
 /// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:

@@ -106,6 +106,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
 
     let options = Options {
         print_mode: global.print,
+        enter: config.enter,
         home: directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned()),
         ..Options::default()
     };

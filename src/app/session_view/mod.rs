@@ -6,6 +6,7 @@
 //! the results back with [`apply_outcome`]. Rendering is `ui::session_view::draw_session_view`.
 //! This file only names the parts; each lives in its own file.
 
+pub mod export_target;
 pub mod geometry;
 pub mod hits;
 pub mod io;
