@@ -175,6 +175,12 @@ fn status_line(state: &AppState, width: u16) -> Line<'static> {
         }
         return Line::styled(text, t.warning);
     }
+    // A search without the preview pane: the selected session's first hit.
+    if !state.preview_visible()
+        && let Some(hit) = crate::app::hits_ops::first_hit_line(state, width as usize)
+    {
+        return super::styled::styled_line(hit, t);
+    }
     let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     // Whole hints only: the ones that do not fit are dropped, never cut.
     let pieces = [
