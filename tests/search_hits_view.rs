@@ -155,6 +155,10 @@ fn the_preview_shows_the_hits_with_their_snippets() {
         screen.contains("tool call bash cargo publish --dry-run"),
         "{screen}"
     );
+    assert!(
+        screen.contains("tool hit"),
+        "the row says pi would not list it: {screen}"
+    );
 }
 
 #[test]

@@ -339,6 +339,14 @@ pub(crate) fn row_line(
         cwd_shown = Some(cwd.clone());
         right_parts.push(cwd);
     }
+    // A session only grove's tool-call search found: say so (pi would not list it).
+    if p.search
+        .matches
+        .get(&row.record)
+        .is_some_and(|s| s.tool_only)
+    {
+        right_parts.push("tool hit".to_owned());
+    }
     right_parts.push(format!(
         "{:>3} {:>3}",
         info.message_count,
