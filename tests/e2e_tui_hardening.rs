@@ -402,7 +402,9 @@ fn browsing_never_changes_a_byte() {
     tmux.wait_text(g, "EVIL-NAME");
     tmux.keys(g, &["Enter"]);
     tmux.wait_text(g, "┌ Tree (");
-    tmux.keys(g, &["Tab", "x", "Escape", "Escape"]);
+    // Opened on the search's hit, the transcript search is seeded: Esc clears it first.
+    tmux.keys(g, &["Tab", "x", "Escape", "Escape", "Escape"]);
+    tmux.wait_text(g, "View Session");
     tmux.wait_text(g, "EVIL-NAME");
     // Quit: Esc clears the query, Esc again leaves.
     tmux.keys(g, &["Escape"]);
