@@ -45,6 +45,12 @@ fn main() -> std::io::Result<()> {
             vec![key(KeyCode::Down), key(KeyCode::Down), key(KeyCode::Down)],
         ),
         ("search", typed("\"bytes pipeline\"")),
+        ("search-hit", {
+            // Enter on a content match: the view opens on the entry that holds the hit.
+            let mut v = typed("lossy");
+            v.push(key(KeyCode::Enter));
+            v
+        }),
         (
             "threaded",
             vec![key(KeyCode::End), key(KeyCode::Up), key(KeyCode::Up)],

@@ -242,6 +242,14 @@ fn a_fork_joins_the_picker() {
         ))),
     });
     assert_eq!(h.state.picker.records.len(), count + 1);
+    // As pi's /fork switches to the new session, the view opens it.
+    let open = take_open_request(&mut h);
+    assert_eq!(open.path, fork);
+    answer_open(&mut h, open);
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("the fork is not opened in the view");
+    };
+    assert_eq!(view.path, fork);
 }
 
 #[test]

@@ -395,14 +395,16 @@ fn browsing_never_changes_a_byte() {
     // Esc clears the transcript search, then leaves the transcript, then the view.
     tmux.keys(g, &["Escape", "Escape", "Escape"]);
     // Back in the picker, the query kept; Esc clears it. The hostile session's view too.
-    tmux.wait_text(g, "Resume Session");
+    tmux.wait_text(g, "View Session");
     tmux.keys(g, &["Escape"]);
     tmux.wait_text(g, "type to search");
     tmux.text(g, "HOSTILE");
     tmux.wait_text(g, "EVIL-NAME");
     tmux.keys(g, &["Enter"]);
     tmux.wait_text(g, "┌ Tree (");
-    tmux.keys(g, &["Tab", "x", "Escape", "Escape"]);
+    // Opened on the search's hit, the transcript search is seeded: Esc clears it first.
+    tmux.keys(g, &["Tab", "x", "Escape", "Escape", "Escape"]);
+    tmux.wait_text(g, "View Session");
     tmux.wait_text(g, "EVIL-NAME");
     // Quit: Esc clears the query, Esc again leaves.
     tmux.keys(g, &["Escape"]);
@@ -467,12 +469,9 @@ fn hostile_text_never_reaches_the_terminal() {
     tmux.wait_for(g, "the preview", |s| s.contains("TOOL-OUTPUT"));
     let s2 = tmux.screen(g);
     check("picker", &s2);
+    assert!(s.lines().next().unwrap().starts_with("View Session"), "{s}");
     assert!(
-        s.lines().next().unwrap().starts_with("Resume Session"),
-        "{s}"
-    );
-    assert!(
-        s2.lines().next().unwrap().starts_with("Resume Session"),
+        s2.lines().next().unwrap().starts_with("View Session"),
         "header cleared:\n{s2}"
     );
     assert!(s2.lines().any(|l| l.contains("type to search")), "{s2}");
@@ -581,6 +580,8 @@ fn print_refuses_a_path_with_control_characters() {
     tmux.wait_text(g, "1 match");
     tmux.keys(g, &["C-v"]);
     tmux.wait_text(g, "┌ Tree (");
+    // The view opens on the search's hit; `r` there would offer a check-out first: the leaf.
+    tmux.keys(g, &["End"]);
     tmux.keys(g, &["r"]);
     assert_eq!(sb.exit_status(), "2");
     assert_eq!(sb.read_out("stdout"), "");
@@ -687,7 +688,7 @@ fn held_keys_on_ten_thousand_sessions_stay_responsive() {
     tmux.wait_text(g, "Transcript · 2400 messages");
     // Back to the picker (the query kept), clear it, leave.
     tmux.keys(g, &["Escape"]);
-    tmux.wait_text(g, "Resume Session");
+    tmux.wait_text(g, "View Session");
     tmux.keys(g, &["Escape"]);
     tmux.wait_text(g, "type to search");
     tmux.keys(g, &["Escape"]);

@@ -142,3 +142,40 @@ fn declining_the_offer_writes_nothing_and_a_user_message_says_where_it_resumes()
     assert_eq!(v.mode, Mode::Normal);
     assert_eq!(std::fs::read(&b.path).unwrap(), before);
 }
+
+#[test]
+fn export_asks_for_the_folder_and_reports_the_full_path() {
+    let b = session();
+    let out = tempfile::tempdir().unwrap();
+    let mut v = open(&b);
+    v.export_dir = Some(out.path().to_path_buf());
+    key(&mut v, 'e');
+    let Mode::ExportName(input) = &v.mode else {
+        panic!("no export dialog: {:?}", v.mode);
+    };
+    let offered = input.text().to_owned();
+    assert!(
+        offered.starts_with(&out.path().display().to_string()) && offered.ends_with(".md"),
+        "{offered}"
+    );
+    assert!(render(&v).contains("Folder and file name"));
+    // Edit the folder: a subfolder that exists.
+    std::fs::create_dir(out.path().join("sub")).unwrap();
+    let mut edited = out.path().join("sub").join("notes.md");
+    if let Mode::ExportName(input) = &mut v.mode {
+        *input = grove::app::text_input::TextInput::with_text(&edited.to_string_lossy());
+    }
+    let fx = update(&mut v, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let [effect @ ViewEffect::Export { .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    let outcome = execute(effect).expect("outcome");
+    apply_outcome(&mut v, outcome);
+    let status = v.status.as_ref().unwrap().text.clone();
+    edited = std::fs::canonicalize(&edited).unwrap_or(edited);
+    assert!(edited.exists());
+    assert!(
+        status.contains(&*out.path().join("sub").join("notes.md").to_string_lossy()),
+        "{status}"
+    );
+}

@@ -63,18 +63,25 @@ fn harness(b: &builder::Builder) -> Harness {
 fn answer_hits(h: &mut Harness) {
     let fx = h.take_effects();
     // The last request is the one for the query as typed.
-    let Some(Effect::FindHits { path, query }) = fx
-        .into_iter()
-        .rfind(|e| matches!(e, Effect::FindHits { .. }))
-    else {
-        panic!("the preview did not ask for the hits");
-    };
-    let result = find_preview_hits(&path, &query, &|| false);
-    h.send(Event::HitsFound {
-        path,
-        query: query.as_str().to_owned(),
-        result,
-    });
+    // The harness answers them (as the worker does) when it settles.
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::FindHits { .. })),
+        "{fx:?}"
+    );
+    let slot = h
+        .state
+        .hits
+        .as_ref()
+        .expect("the preview asked for the hits");
+    assert!(
+        matches!(
+            slot.hits,
+            None | Some(grove::app::preview_hits::HitsResult::Ready(_))
+        ),
+        "{:?}",
+        slot.hits
+    );
+    let _ = (find_preview_hits, Event::Tick);
 }
 
 /// Enter, answered the way the event loop does (the load and the search applied off the UI
@@ -147,6 +154,10 @@ fn the_preview_shows_the_hits_with_their_snippets() {
     assert!(
         screen.contains("tool call bash cargo publish --dry-run"),
         "{screen}"
+    );
+    assert!(
+        screen.contains("tool hit"),
+        "the row says pi would not list it: {screen}"
     );
 }
 
@@ -229,7 +240,8 @@ fn matched_cells(h: &Harness, row_text: &str) -> String {
     let y = (0..hgt)
         .find(|&y| {
             let line: String = (0..w).map(|x| buf[(x, y)].symbol().to_owned()).collect();
-            line.contains(row_text)
+            // The selected row (the preview pane may quote the same text).
+            line.starts_with('›') && line.contains(row_text)
         })
         .expect("the row is on screen");
     // The list is the left part; the preview pane starts at its border.
@@ -255,4 +267,23 @@ fn rows_highlight_fuzzy_hits_in_names_and_folders_and_literal_ones_everywhere() 
     }
     h.type_str("ship");
     assert_eq!(matched_cells(&h, "How do we ship"), "ship");
+}
+
+#[test]
+fn without_the_preview_pane_the_status_line_shows_the_first_hit() {
+    let b = session();
+    let mut h = Harness::new(90, 20);
+    let info = scan_info(&b.path, None).expect("scan");
+    h.load(vec![Arc::new(SessionRecord::new(info, None))]);
+    h.key(KeyCode::Tab);
+    // 90 columns: no preview pane.
+    h.type_str("zebra");
+    answer_hits(&mut h);
+    let screen = render(&h);
+    let status = screen.lines().nth(1).unwrap_or_default().to_owned();
+    assert!(
+        status.contains("assistant First we check the Zebra crossing protocol"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("status_line_hit_90x20", screen);
 }

@@ -246,13 +246,13 @@ impl Action {
             A::Open => (
                 "open",
                 Some("open"),
-                "open the session view (--print: print the path)",
+                "open the session view, on the hit of a content match ([picker] enter = \"resume\": resume; --print: print the path)",
             ),
             A::View => ("view", None, "open the session view (also with --print)"),
             A::Resume => (
                 "resume",
                 Some("resume"),
-                "resume the session in its agent (pi / atomic)",
+                "resume the session in its agent (pi / atomic); in the view, off the leaf, offers to check the entry out first",
             ),
             A::ToggleScope => (
                 "toggle-scope",

@@ -10,6 +10,9 @@
 //! pi = "pi --session {path}"
 //! atomic = "atomic --session {path}"
 //!
+//! [picker]
+//! enter = "view"     # what Enter does on a session: "view" (the session view) or "resume"
+//!
 //! [keys]             # action = key or [keys]; see the help overlay (F1) for action names
 //! rename = "alt+r"
 //! resume = ["ctrl+o", "alt+enter"]
@@ -50,6 +53,25 @@ struct RawConfig {
     #[serde(default)]
     keys: BTreeMap<String, KeyList>,
     mouse: Option<bool>,
+    #[serde(default)]
+    picker: RawPicker,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct RawPicker {
+    enter: Option<EnterAction>,
+}
+
+/// What Enter does on a session in the picker (`[picker] enter`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EnterAction {
+    /// Open the session view (the default).
+    #[default]
+    View,
+    /// Resume the session in its agent, as pi's `/resume` does.
+    Resume,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -68,6 +90,8 @@ pub struct Config {
     pub keys: BTreeMap<String, Vec<String>>,
     /// `mouse = false`: do not capture the mouse (the terminal keeps its own selection).
     pub mouse: bool,
+    /// `[picker] enter`.
+    pub enter: EnterAction,
 }
 
 pub const DEFAULT_PI_COMMAND: &str = "pi --session {path}";
@@ -81,6 +105,7 @@ impl Default for Config {
             atomic_command: DEFAULT_ATOMIC_COMMAND.to_owned(),
             keys: BTreeMap::new(),
             mouse: true,
+            enter: EnterAction::View,
         }
     }
 }
@@ -187,6 +212,7 @@ impl Config {
                 .map(|(k, v)| (k, v.into_vec()))
                 .collect(),
             mouse: raw.mouse.unwrap_or(true),
+            enter: raw.picker.enter.unwrap_or_default(),
         }
     }
 
@@ -314,6 +340,26 @@ mod tests {
             "{e}"
         );
         assert!(Config::load_from(dir.path()).is_err());
+    }
+
+    #[test]
+    fn picker_enter_is_view_or_resume_and_anything_else_is_reported() {
+        assert_eq!(Config::default().enter, EnterAction::View);
+        let c = Config::parse("[picker]\nenter = \"resume\"").unwrap();
+        assert_eq!(c.enter, EnterAction::Resume);
+        assert_eq!(
+            Config::parse("[picker]\nenter = \"view\"").unwrap().enter,
+            EnterAction::View
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[picker]\nenter = \"open\"\n").unwrap();
+        let e = Config::load_from(&path).unwrap_err().to_string();
+        assert!(e.starts_with("line 2, column 9: "), "{e}");
+        assert!(e.contains("view") && e.contains("resume"), "{e}");
+        std::fs::write(&path, "[picker]\nenterr = \"view\"\n").unwrap();
+        let e = Config::load_from(&path).unwrap_err().to_string();
+        assert!(e.contains("unknown field `enterr`"), "{e}");
     }
 
     #[test]

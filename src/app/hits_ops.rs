@@ -15,7 +15,8 @@ use super::styled::{TextLine, Tone};
 /// After every event: when the preview pane shows a session that matched the search, know why,
 /// and ask for its hits if they are in its text.
 pub(crate) fn want_hits(state: &mut AppState, fx: &mut Vec<Effect>) {
-    let wanted = state.screen.is_picker() && state.preview_visible();
+    // Without the preview pane the status line shows the first hit (see `first_hit_line`).
+    let wanted = state.screen.is_picker();
     let (Some(query), Some(rec)) = (
         state.picker.search.query.clone().filter(|_| wanted),
         state.selected().filter(|_| wanted),
@@ -23,6 +24,10 @@ pub(crate) fn want_hits(state: &mut AppState, fx: &mut Vec<Effect>) {
         state.hits = None;
         return;
     };
+    // Until the search's results land the selection may still move: keep what is shown.
+    if state.picker.search.pending {
+        return;
+    }
     let record_id = Arc::as_ptr(rec) as usize;
     if state.hits.as_ref().is_some_and(|h| {
         h.record_id == record_id && h.path == rec.info.path && h.query == query.as_str()
@@ -123,34 +128,7 @@ pub(crate) fn hit_lines(state: &AppState, path: &Path, width: usize, max: usize)
         Some(HitsResult::Ready(hits)) => {
             let room = width.saturating_sub(ROLE_W).max(1);
             for h in hits.iter().take(max) {
-                let (label, tone) = if h.hit.tool {
-                    ("tool call", Tone::Warning)
-                } else {
-                    match h.role.as_str() {
-                        "user" => ("user", Tone::AccentBold),
-                        "assistant" => ("assistant", Tone::OkBold),
-                        _ => ("message", Tone::MutedBold),
-                    }
-                };
-                let snippet = &h.hit.snippet;
-                let ranges = match query {
-                    Some(q) => q.find_in(snippet),
-                    None => vec![h.hit.range.clone()],
-                };
-                let ranges = if ranges.is_empty() {
-                    vec![h.hit.range.clone()]
-                } else {
-                    ranges
-                };
-                let mut spans = vec![(tone, format!("{label:<ROLE_W$}"))];
-                spans.extend(marked_pieces(
-                    snippet,
-                    &ranges,
-                    Tone::Plain,
-                    Tone::Matched,
-                    room,
-                ));
-                lines.push(TextLine::new(spans));
+                lines.push(hit_line(h, query, room));
             }
             let more = hits.len().saturating_sub(max);
             if more > 0 {
@@ -163,4 +141,43 @@ pub(crate) fn hit_lines(state: &AppState, path: &Path, width: usize, max: usize)
         }
     }
     lines
+}
+
+/// One hit: its role column, then the snippet (`room` columns) with the query's matches marked.
+fn hit_line(h: &PreviewHit, query: Option<&crate::model::search::Query>, room: usize) -> TextLine {
+    let (label, tone) = if h.hit.tool {
+        ("tool call", Tone::Warning)
+    } else {
+        match h.role.as_str() {
+            "user" => ("user", Tone::AccentBold),
+            "assistant" => ("assistant", Tone::OkBold),
+            _ => ("message", Tone::MutedBold),
+        }
+    };
+    let snippet = &h.hit.snippet;
+    let mut ranges = query.map(|q| q.find_in(snippet)).unwrap_or_default();
+    if ranges.is_empty() {
+        ranges = vec![h.hit.range.clone()];
+    }
+    let mut spans = vec![(tone, format!("{label:<ROLE_W$}"))];
+    spans.extend(marked_pieces(
+        snippet,
+        &ranges,
+        Tone::Plain,
+        Tone::Matched,
+        room,
+    ));
+    TextLine::new(spans)
+}
+
+/// Without the preview pane: the selected session's first hit, for the status line.
+pub(crate) fn first_hit_line(state: &AppState, width: usize) -> Option<TextLine> {
+    let rec = state.selected()?;
+    let slot = state.hits.as_ref().filter(|s| s.path == rec.info.path)?;
+    let Some(HitsResult::Ready(hits)) = &slot.hits else {
+        return None;
+    };
+    let first = hits.first()?;
+    let query = state.picker.search.query.as_deref();
+    Some(hit_line(first, query, width.saturating_sub(ROLE_W).max(1)))
 }

@@ -8,6 +8,7 @@ pub mod config;
 pub mod event;
 pub mod first_run;
 pub mod follow;
+pub mod fork_open;
 pub mod format;
 pub mod help;
 pub mod hits_ops;

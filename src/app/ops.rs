@@ -139,7 +139,11 @@ pub(crate) fn view_effects(
                 let agent = state.picker.records.get(record).map(|r| r.info.agent);
                 fx.push(Effect::RefreshRecord { path, agent });
             }
-            ViewEffect::SessionCreated { path, .. } => {
+            ViewEffect::SessionCreated { path, parent } => {
+                state.open_after_fork = Some(super::state::PendingFork {
+                    path: path.clone(),
+                    parent,
+                });
                 let agent = state.picker.records.get(record).map(|r| r.info.agent);
                 fx.push(Effect::RefreshRecord { path, agent });
             }

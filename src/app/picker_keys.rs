@@ -116,8 +116,11 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
         Action::Open | Action::View => {
             let Some(r) = state.selected() else { return };
             let (path, agent) = (r.info.path.clone(), r.info.agent);
+            let resumes = state.options.enter == crate::app::config::EnterAction::Resume;
             if state.options.print_mode && action == Action::Open {
                 fx.push(Effect::Print(path));
+            } else if resumes && action == Action::Open {
+                resume(state, None, fx);
             } else {
                 state.screen = Screen::Session {
                     record: state.picker.rows[state.picker.selected].record,

@@ -177,6 +177,14 @@ pub enum PreviewSlot {
     Failed(String),
 }
 
+/// A fork made in the session view, waiting for its row to open it ([`super::fork_open`]):
+/// the new file and the session it was forked from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingFork {
+    pub path: PathBuf,
+    pub parent: PathBuf,
+}
+
 /// Settings fixed for the run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -189,6 +197,8 @@ pub struct Options {
     /// The session folders searched, for the empty list's first-run text
     /// ([`crate::app::first_run::searched_summary`]); empty when not known.
     pub searched: String,
+    /// What Enter does on a session (`[picker] enter`).
+    pub enter: super::config::EnterAction,
 }
 
 impl Default for Options {
@@ -198,6 +208,7 @@ impl Default for Options {
             home: None,
             preview_min_width: 120,
             searched: String::new(),
+            enter: super::config::EnterAction::View,
         }
     }
 }
@@ -285,6 +296,8 @@ pub struct AppState {
     pub view_panes: crate::app::session_view::geometry::Panes,
     /// Why the selected session matched the search (the preview's top).
     pub hits: Option<super::preview_hits::HitsSlot>,
+    /// A fork made in the view, to open once its row is read.
+    pub open_after_fork: Option<PendingFork>,
 }
 
 impl AppState {
@@ -307,6 +320,7 @@ impl AppState {
             quit_when_idle: false,
             view_panes: Default::default(),
             hits: None,
+            open_after_fork: None,
         }
     }
 

@@ -141,7 +141,10 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
                 view_effects(state, record, path, follow, &mut fx);
             }
         }
-        Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
+        Event::RecordRefreshed { path, result } => {
+            on_record_refreshed(state, path.clone(), result);
+            super::fork_open::after_refresh(state, &path, &mut fx);
+        }
         Event::HitsFound {
             path,
             query,

@@ -109,6 +109,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         print_mode: global.print,
         searched: crate::app::first_run::searched_summary(&roots, home.as_deref()),
         home,
+        enter: config.enter,
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);

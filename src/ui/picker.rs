@@ -50,13 +50,36 @@ pub fn draw_picker(frame: &mut Frame, area: Rect, state: &AppState, now_ms: i64)
 /// Footer words that depend on the state: `--print`'s Enter prints; a notice can be dismissed.
 fn footer_words(state: &AppState) -> Vec<(Action, &'static str)> {
     let mut words = Vec::new();
-    if state.options.print_mode {
-        words.push((Action::Open, "print path"));
+    match enter_does(state) {
+        EnterDoes::Print => words.push((Action::Open, "print path")),
+        EnterDoes::View => words.push((Action::Open, "view")),
+        EnterDoes::Resume => {
+            words.push((Action::Open, "resume"));
+            words.push((Action::View, "view"));
+        }
     }
     if state.notices.has_status() {
         words.push((Action::Dismiss, "dismiss"));
     }
     words
+}
+
+/// What Enter does on a session: the title and the footer say it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EnterDoes {
+    Print,
+    View,
+    Resume,
+}
+
+fn enter_does(state: &AppState) -> EnterDoes {
+    if state.options.print_mode {
+        EnterDoes::Print
+    } else if state.options.enter == crate::app::config::EnterAction::Resume {
+        EnterDoes::Resume
+    } else {
+        EnterDoes::View
+    }
 }
 
 fn title_line(state: &AppState, width: u16) -> Line<'static> {
@@ -107,13 +130,19 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
         right.push(Span::raw(p.sort.label()));
     }
     let right_w: usize = right.iter().map(|s| s.content.width()).sum();
+    // pi's "Resume Session" only where Enter resumes.
+    let verb = match enter_does(state) {
+        EnterDoes::Print => "Pick",
+        EnterDoes::View => "View",
+        EnterDoes::Resume => "Resume",
+    };
     let title = match (p.scope, wide) {
-        (Scope::Current, true) => "Resume Session (Current Folder)",
-        (Scope::All, true) => "Resume Session (All)",
-        (_, false) => "Sessions",
+        (Scope::Current, true) => format!("{verb} Session (Current Folder)"),
+        (Scope::All, true) => format!("{verb} Session (All)"),
+        (_, false) => format!("{verb} Session"),
     };
     let left_room = (width as usize).saturating_sub(right_w + 1);
-    let title = truncate_width(title, left_room).into_owned();
+    let title = truncate_width(&title, left_room).into_owned();
     let pad = (width as usize).saturating_sub(title.width() + right_w);
     let mut spans = vec![
         Span::styled(title, t.accent.add_modifier(Modifier::BOLD)),
@@ -144,13 +173,20 @@ fn status_line(state: &AppState, width: u16) -> Line<'static> {
     if let Some(line) = super::notice::status_line(&state.notices, t) {
         return line;
     }
+    // A search without the preview pane: the selected session's first hit.
+    if !state.preview_visible()
+        && let Some(hit) = crate::app::hits_ops::first_hit_line(state, width as usize)
+    {
+        return super::styled::styled_line(hit, t);
+    }
     let scope = km.key_label(KeyContext::Picker, Action::ToggleScope);
     // Whole hints only: the ones that do not fit are dropped, never cut.
     let pieces = [
         (scope, "scope"),
         ("re:<pattern>".to_owned(), "regex"),
         ("\"phrase\"".to_owned(), "exact"),
-        ("words".to_owned(), "fuzzy"),
+        // pi 1.6.0: a word matches literally anywhere, fuzzily only in the name or folder.
+        ("words".to_owned(), "literal, fuzzy in name/folder"),
     ];
     let mut spans = Vec::new();
     let mut used = 0;
@@ -304,6 +340,14 @@ pub(crate) fn row_line(
         let cwd = truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned();
         cwd_shown = Some(cwd.clone());
         right_parts.push(cwd);
+    }
+    // A session only grove's tool-call search found: say so (pi would not list it).
+    if p.search
+        .matches
+        .get(&row.record)
+        .is_some_and(|s| s.tool_only)
+    {
+        right_parts.push("tool hit".to_owned());
     }
     right_parts.push(format!(
         "{:>3} {:>3}",

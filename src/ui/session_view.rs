@@ -71,8 +71,10 @@ pub fn draw_session_view(
         Mode::ExportName(input) => draw_input_dialog(
             frame,
             area,
-            " Export branch to Markdown ",
-            &[Line::raw("File name (relative to the current directory):")],
+            " Export branch ",
+            &[Line::raw(
+                "Folder and file name (Markdown; .html for a web page):",
+            )],
             input,
             &input_hint("export"),
             theme,

@@ -244,6 +244,18 @@ impl Harness {
                         generation: req.generation,
                         rows: req.build(),
                     }),
+                    // The preview's search hits, read from the file as the worker does.
+                    Effect::FindHits { path, query } => {
+                        events.push(Event::HitsFound {
+                            result: grove::app::preview_hits::find_preview_hits(
+                                &path,
+                                &query,
+                                &|| false,
+                            ),
+                            path,
+                            query: query.as_str().to_owned(),
+                        });
+                    }
                     Effect::LoadPreview { path, .. } | Effect::OpenSession { path, .. }
                         if self.auto_preview =>
                     {

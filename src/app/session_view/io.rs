@@ -97,7 +97,8 @@ pub fn write_export(
         crate::storage::safe_fs::write_new_file(file, &mut fill)
     };
     match result {
-        Ok(()) => Ok(file.to_path_buf()),
+        // The full path, for the report.
+        Ok(()) => Ok(std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf())),
         Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => {
             Err(ExportFailure::Exists(file.to_path_buf()))
         }

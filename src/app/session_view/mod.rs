@@ -7,6 +7,7 @@
 //! This file only names the parts; each lives in its own file.
 
 pub mod body;
+pub mod export_target;
 pub mod geometry;
 pub mod hits;
 pub mod io;

@@ -52,6 +52,8 @@ pub struct SessionViewState {
     pub(crate) seeded_hits: Option<super::seeded::SeededHits>,
     /// The check-out being written was asked for by the resume offer: resume once written.
     pub(crate) resume_after_checkout: bool,
+    /// The folder `e` offers to export to (grove's working folder; set by the loop).
+    pub export_dir: Option<PathBuf>,
 }
 
 impl SessionViewState {
@@ -80,6 +82,7 @@ impl SessionViewState {
             panes: Panes::default(),
             seeded_hits: None,
             resume_after_checkout: false,
+            export_dir: None,
         };
         s.sync_transcript();
         s

@@ -317,7 +317,7 @@ fn run_action(state: &mut SessionViewState, action: Action) -> Vec<ViewEffect> {
         }
         Action::Resume => return super::resume_offer::on_resume(state),
         Action::Export if state.nav.selected_entry().is_some() => {
-            state.mode = Mode::ExportName(TextInput::with_text(&state.default_export_name()));
+            state.mode = Mode::ExportName(TextInput::with_text(&state.export_prefill()));
         }
         Action::Help => state.mode = Mode::Help { scroll: 0 },
         Action::Back => {

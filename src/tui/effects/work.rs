@@ -28,9 +28,10 @@ pub(crate) fn open_view(
 ) -> Result<Box<SessionViewState>, String> {
     let session =
         load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
-    Ok(Box::new(
-        SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home),
-    ))
+    let mut view = SessionViewState::new(path.to_owned(), session, agent, viewport).with_home(home);
+    // `e` offers to export into the folder grove was started in.
+    view.export_dir = std::env::current_dir().ok();
+    Ok(Box::new(view))
 }
 
 /// Runs the writes (appends, forks, exports, trash moves) one at a time, in the order asked:
@@ -75,6 +76,8 @@ pub(super) fn open_leaf_first(
         return None;
     }
     let first = load_leaf_branch(path, LeafOptions::default()).ok()?;
-    let view = SessionViewState::new(path.to_owned(), first.session, agent, viewport);
-    Some(Box::new(view.with_home(home.clone())))
+    let mut view =
+        SessionViewState::new(path.to_owned(), first.session, agent, viewport).with_home(home.clone());
+    view.export_dir = std::env::current_dir().ok();
+    Some(Box::new(view))
 }
