@@ -29,6 +29,7 @@ use crate::storage::trash::{check_in_roots, delete_permanently, trash_session};
 use crate::text::sanitize::sanitize_line;
 
 pub mod list_query;
+mod stats_cmd;
 mod stream;
 
 /// grove: browse, search and safely edit pi and Atomic sessions.
@@ -173,6 +174,9 @@ pub enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Messages, tokens, cache hit rate and cost, as pi counts them, per day, project, model
+    /// or session.
+    Stats(stats_cmd::StatsArgs),
     /// Manage the index cache.
     Cache {
         #[command(subcommand)]
@@ -491,6 +495,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             TrashAction::List { json } => trash_cmd::list(out, json)?,
             TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json)?,
         },
+        Command::Stats(args) => stats_cmd::run(global, &roots, args, out)?,
         Command::Cache { action } => match action {
             CacheAction::Clear => {
                 let removed = crate::storage::cache::clear()?;

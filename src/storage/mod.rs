@@ -12,4 +12,5 @@ pub mod restore;
 pub mod roots;
 pub mod safe_fs;
 pub mod scan;
+pub mod stats;
 pub mod trash;
