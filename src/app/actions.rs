@@ -24,10 +24,12 @@ pub enum KeyContext {
     Help,
     /// The list of unreadable files (Ctrl+E); any key not bound here closes it.
     Problems,
+    /// The stats screen (Alt+S); any key not bound here closes it.
+    Stats,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 10] = [
+    pub const ALL: [KeyContext; 11] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -38,6 +40,7 @@ impl KeyContext {
         KeyContext::Danger,
         KeyContext::Help,
         KeyContext::Problems,
+        KeyContext::Stats,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -53,6 +56,7 @@ impl KeyContext {
             KeyContext::Danger => ("danger", "Permanent deletion"),
             KeyContext::Help => ("help", "Help"),
             KeyContext::Problems => ("problems", "Unreadable files list"),
+            KeyContext::Stats => ("stats", "Stats screen"),
         }
     }
 
@@ -122,6 +126,10 @@ pub enum Action {
     DeleteForever,
     /// Dismiss the first start-up notice (unreadable files, config problems).
     Dismiss,
+    /// The stats screen of the listed sessions.
+    Stats,
+    /// Stats screen: the next grouping.
+    StatsGroup,
 }
 
 /// What the table says about an action.
@@ -135,7 +143,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 49] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -183,6 +191,8 @@ impl Action {
         Action::No,
         Action::DeleteForever,
         Action::Dismiss,
+        Action::Stats,
+        Action::StatsGroup,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -310,6 +320,16 @@ impl Action {
             A::Yes => ("yes", Some("yes"), "yes, do it"),
             A::No => ("no", Some("no"), "no, cancel"),
             A::Dismiss => ("dismiss", None, "dismiss the notice in the status line"),
+            A::Stats => (
+                "stats",
+                None,
+                "stats: messages, tokens, cache hits and cost of the listed sessions",
+            ),
+            A::StatsGroup => (
+                "stats-group",
+                Some("group by"),
+                "stats: group by day → project → model → session",
+            ),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

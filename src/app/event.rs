@@ -90,6 +90,11 @@ pub enum Event {
         path: PathBuf,
         outcome: Box<Outcome>,
     },
+    /// The stats screen's report for request `generation`.
+    StatsReady {
+        generation: u64,
+        report: Box<crate::model::stats::report::Report>,
+    },
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -116,6 +121,8 @@ pub enum Effect {
         generation: u64,
     },
     RunSearch(SearchRequest),
+    /// Read the usage of these sessions for the stats screen.
+    LoadStats(super::stats_view::StatsRequest),
     LoadPreview {
         path: PathBuf,
         agent: Dialect,

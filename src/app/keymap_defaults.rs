@@ -55,6 +55,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Help, &["?"]);
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
+    add(p, A::Stats, &["alt+s"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -111,7 +112,8 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(&[C::Confirm], A::No, &["esc", "n"]);
     add(&[C::Danger], A::DeleteForever, &["y"]);
 
-    let popups = &[C::Help, C::Problems];
+    add(&[C::Stats], A::StatsGroup, &["tab"]);
+    let popups = &[C::Help, C::Problems, C::Stats];
     add(popups, A::Down, &["down", "j"]);
     add(popups, A::Up, &["up", "k"]);
     add(popups, A::PageDown, &["pgdn", "space"]);

@@ -25,6 +25,8 @@ pub mod search_hits;
 pub mod session_view;
 pub mod source;
 pub mod state;
+pub mod stats_keys;
+pub mod stats_view;
 pub mod styled;
 pub mod text_input;
 pub mod theme;

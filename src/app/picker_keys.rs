@@ -60,6 +60,7 @@ pub(crate) fn active_context(state: &AppState) -> KeyContext {
     match &state.mode {
         Mode::Help { .. } => return KeyContext::Help,
         Mode::Problems { .. } => return KeyContext::Problems,
+        Mode::Stats { .. } => return KeyContext::Stats,
         Mode::Rename { .. } => return KeyContext::Input,
         Mode::ConfirmDelete { .. } | Mode::Deleting { .. } => return KeyContext::Confirm,
         Mode::ConfirmPermanent { .. } => return KeyContext::Danger,
@@ -177,6 +178,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 state.mode = Mode::Problems { scroll: 0 };
             }
         }
+        Action::Stats => super::stats_keys::open(state, fx),
         Action::Dismiss if !state.notices.is_empty() => {
             state.notices.remove(0);
         }

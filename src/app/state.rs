@@ -97,6 +97,10 @@ pub enum Mode {
     Problems {
         scroll: u16,
     },
+    /// The stats screen ([`AppState::stats`]), scrolled down by this many lines.
+    Stats {
+        scroll: u16,
+    },
     Rename {
         record: usize,
         input: TextInput,
@@ -273,6 +277,8 @@ pub struct AppState {
     pub quit_when_idle: bool,
     /// The start-up notice (config problems), over everything until dismissed.
     pub notice: Option<super::notice::Notice>,
+    /// The stats screen's data (kept when closed: its grouping is remembered).
+    pub stats: Option<super::stats_view::StatsView>,
 }
 
 impl AppState {
@@ -294,6 +300,7 @@ impl AppState {
             writes_in_flight: 0,
             quit_when_idle: false,
             notice: None,
+            stats: None,
         }
     }
 

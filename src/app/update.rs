@@ -135,6 +135,9 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             }
         }
         Event::RecordRefreshed { path, result } => on_record_refreshed(state, path, result),
+        Event::StatsReady { generation, report } => {
+            super::stats_keys::on_ready(state, generation, *report)
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);

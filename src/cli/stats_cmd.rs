@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
+use crate::app::stats_view::short_count;
 use crate::model::stats::Totals;
 use crate::model::stats::report::{GroupBy, Report, SessionMeta};
 use crate::storage::index::{Index, ListOptions};
@@ -157,16 +158,6 @@ pub fn report_json(r: &Report) -> Value {
         "groups": groups,
         "total": total,
     })
-}
-
-/// A number of tokens as `1.2k`, `3.4M`.
-pub fn short_count(n: u64) -> String {
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1}M", n as f64 / 1e6),
-        _ => format!("{:.1}G", n as f64 / 1e9),
-    }
 }
 
 pub fn rate_text(t: &Totals) -> String {

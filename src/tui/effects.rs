@@ -50,6 +50,7 @@ pub(crate) enum Job {
     Preview,
     Open,
     Live,
+    Stats,
 }
 
 /// How the browser ended.
@@ -83,6 +84,7 @@ pub(crate) struct Runner {
     preview: Slot,
     open: Slot,
     live: Slot,
+    stats: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -126,6 +128,7 @@ impl Runner {
             preview: Slot::default(),
             open: Slot::default(),
             live: Slot::default(),
+            stats: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -143,6 +146,7 @@ impl Runner {
             Job::Preview => &self.preview,
             Job::Open => &self.open,
             Job::Live => &self.live,
+            Job::Stats => &self.stats,
         }
     }
 
@@ -274,6 +278,15 @@ impl Runner {
                 execute_search(&req, &|| ticket.is_cancelled()).map(|matches| Event::SearchResult {
                     generation,
                     matches,
+                })
+            }),
+            Effect::LoadStats(req) => self.latest(Job::Stats, move |ticket| {
+                let cancelled = || ticket.is_cancelled();
+                let (report, _) =
+                    crate::storage::stats::report_over(&req.sessions, req.by, None, &cancelled);
+                (!ticket.is_cancelled()).then(|| Event::StatsReady {
+                    generation: req.generation,
+                    report: Box::new(report),
                 })
             }),
             Effect::LoadPreview { path, agent } => self.load_preview(path, agent),

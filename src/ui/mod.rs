@@ -10,6 +10,7 @@ pub mod picker;
 pub mod preview;
 pub mod rendered;
 pub mod session_view;
+pub mod stats_view;
 pub mod styled;
 pub mod theme;
 pub mod transcript_pane;
@@ -40,6 +41,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
     match state.mode {
         Mode::Help { scroll } => help::draw_help(frame, area, state, scroll),
         Mode::Problems { scroll } => help::draw_problems(frame, area, state, scroll),
+        Mode::Stats { scroll } => stats_view::draw(frame, area, state, scroll),
         Mode::Normal | Mode::Deleting { .. } => {}
         _ => dialogs::draw_dialog(frame, area, state),
     }
