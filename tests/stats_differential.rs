@@ -193,6 +193,72 @@ fn listed_paths(sandbox: &Path, root: &Path, agent: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The last assistant message's stop reason and model, in file order, read independently.
+fn last_turn(path: &Path) -> (Option<String>, Option<String>) {
+    let bytes = std::fs::read(path).expect("read fixture");
+    let text = String::from_utf8_lossy(&bytes);
+    let mut last = (None, None);
+    for line in text.split('\n') {
+        let Ok(v) = serde_json::from_str::<Value>(line)
+            .or_else(|_| serde_json::from_str::<Value>(&without_lone_surrogates(line)))
+        else {
+            continue;
+        };
+        let m = &v["message"];
+        if v["type"] == "message" && m["role"] == "assistant" {
+            let model = m["responseModel"].as_str().or(m["model"].as_str());
+            last = (
+                m["stopReason"].as_str().map(str::to_owned),
+                model.map(str::to_owned),
+            );
+        }
+    }
+    last
+}
+
+/// `grove list --json` rows carry the last turn's outcome, the model and pi's cost.
+fn check_list_rows(sandbox: &Path, root: &Path, agent: &str, by_session: &Value) {
+    let rows = grove_json(
+        sandbox,
+        root,
+        agent,
+        &["list", "--all", "--include-internal", "--json"],
+    );
+    let cost_of: BTreeMap<String, f64> = by_session["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| {
+            (
+                g["path"].as_str().expect("path").to_owned(),
+                g["cost"].as_f64().expect("cost"),
+            )
+        })
+        .collect();
+    let mut outcomes = 0;
+    for r in rows.as_array().expect("rows") {
+        let path = r["path"].as_str().expect("path");
+        let (stop, model) = last_turn(Path::new(path));
+        let want = match stop.as_deref() {
+            Some("stop") => Some("done"),
+            Some("toolUse") => Some("unfinished"),
+            Some("length") => Some("cut off"),
+            Some("aborted") => Some("aborted"),
+            Some("error") => Some("error"),
+            _ => None,
+        };
+        assert_eq!(r["outcome"].as_str(), want, "{path}");
+        assert_eq!(r["model"].as_str(), model.as_deref(), "{path}");
+        outcomes += usize::from(want.is_some());
+        let cost = cost_of.get(path).copied().unwrap_or(0.0);
+        assert!(
+            close(r["cost"].as_f64().expect("cost"), cost),
+            "{path}: cost"
+        );
+    }
+    assert!(outcomes > 5, "{agent}: outcomes seen");
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
@@ -251,6 +317,13 @@ fn differential(root: &Path, agent: &str) {
     check_grouping(sandbox.path(), root, agent, "day", &day);
     check_grouping(sandbox.path(), root, agent, "project", &project);
     check_grouping(sandbox.path(), root, agent, "model", &model);
+    let by_session = grove_json(
+        sandbox.path(),
+        root,
+        agent,
+        &["stats", "--by", "session", "--json"],
+    );
+    check_list_rows(sandbox.path(), root, agent, &by_session);
 }
 
 fn fixture(rel: &str) -> PathBuf {

@@ -542,6 +542,11 @@ fn short_id(id: &str) -> String {
     sanitize_line(id.get(..8).unwrap_or(id)).into_owned()
 }
 
+/// The last turn's outcome word (`done`, `aborted`, `error`, `cut off`, `unfinished`).
+fn outcome_of(s: &SessionInfo) -> Option<&'static str> {
+    crate::model::stats::outcome::Outcome::of(s.last_stop_reason.as_deref()).map(|o| o.label())
+}
+
 /// The JSON of a listing row: pi's camelCase `SessionInfo` fields plus grove's.
 pub fn info_json(s: &SessionInfo) -> Value {
     json!({
@@ -566,6 +571,8 @@ pub fn info_json(s: &SessionInfo) -> Value {
         "summary": s.summary,
         "totalTokens": s.total_tokens,
         "cost": s.cost,
+        "model": s.model,
+        "outcome": outcome_of(s),
         "parseIssues": s.parse_issues,
     })
 }
@@ -597,6 +604,8 @@ struct InfoJson<'a> {
     summary: &'a Option<String>,
     total_tokens: u64,
     cost: f64,
+    model: &'a Option<String>,
+    outcome: Option<&'static str>,
     parse_issues: u64,
 }
 
@@ -625,6 +634,8 @@ fn write_sessions_json<W: Write>(out: W, sessions: &[&SessionInfo]) -> io::Resul
         summary: &s.summary,
         total_tokens: s.total_tokens,
         cost: s.cost,
+        model: &s.model,
+        outcome: outcome_of(s),
         parse_issues: s.parse_issues,
     });
     let mut ser = serde_json::Serializer::with_formatter(
@@ -1112,6 +1123,8 @@ mod tests {
             summary: Some(String::new()),
             total_tokens: 12,
             cost: 0.1 + 0.2,
+            last_stop_reason: Some("length".into()),
+            model: Some("m\u{1b}".into()),
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: "not listed".into(),

@@ -40,6 +40,12 @@ pub struct SessionInfo {
     pub summary: Option<String>,
     pub total_tokens: u64,
     pub cost: f64,
+    /// grove: the last assistant message's `stopReason` (file order): how the last turn ended.
+    #[serde(default)]
+    pub last_stop_reason: Option<String>,
+    /// grove: the last assistant message's model (`responseModel`, else `model`).
+    #[serde(default)]
+    pub model: Option<String>,
     pub parse_issues: u64,
     /// The first line that looked torn or broken, if any (for a clear message).
     pub first_issue: Option<String>,
@@ -144,6 +150,9 @@ pub struct MessageFacts<'a> {
     pub text: Option<&'a str>,
     /// grove: the [`tool_call_text`] of each `toolCall` block of `content`, one a line.
     pub tools: Option<&'a str>,
+    /// `stopReason` and the model (`responseModel`, else `model`) when strings.
+    pub stop_reason: Option<&'a str>,
+    pub model: Option<&'a str>,
 }
 
 /// Everything [`InfoBuilder`] reads from one entry. Built from a parsed [`Entry`]
@@ -220,6 +229,8 @@ impl<'a> EntryFacts<'a> {
                     has_content: m.contains_key("content"),
                     text: text_buf.as_deref(),
                     tools: None,
+                    stop_reason: str_of(m.get("stopReason")),
+                    model: str_of(m.get("responseModel")).or(str_of(m.get("model"))),
                 }
             })
         };
@@ -277,6 +288,11 @@ pub struct InfoBuilder {
     /// grove: the tool calls gathered so far (what [`SessionInfo::tool_text`] will be).
     #[serde(default)]
     tools: String,
+    /// grove: the last assistant message's stop reason and model.
+    #[serde(default)]
+    last_stop_reason: Option<String>,
+    #[serde(default)]
+    last_model: Option<String>,
 }
 
 impl InfoBuilder {
@@ -367,6 +383,8 @@ impl InfoBuilder {
                 self.summary = Some((summary, through));
                 self.summary_retired = false;
             }
+            // pi 1.6.0's side work: in pi's session totals since 0.81.
+            EntryKind::Usage => self.add_usage(e.usage),
             EntryKind::ContextCompaction | EntryKind::ContextWindowChange => {
                 self.atomic_markers = true;
             }
@@ -389,6 +407,10 @@ impl InfoBuilder {
         let role = m.role;
         if matches!(role, Some("assistant" | "toolResult")) {
             self.add_usage(m.usage);
+        }
+        if role == Some("assistant") {
+            self.last_stop_reason = m.stop_reason.map(str::to_owned);
+            self.last_model = m.model.map(str::to_owned);
         }
         if !matches!(role, Some("user" | "assistant")) {
             return;
@@ -531,6 +553,8 @@ impl InfoBuilder {
             summary,
             total_tokens: self.total_tokens,
             cost: self.cost,
+            last_stop_reason: self.last_stop_reason.clone(),
+            model: self.last_model.clone(),
             parse_issues,
             first_issue,
             all_messages_text: texts,

@@ -77,6 +77,9 @@ struct LiteMessage<'a> {
     has_content: bool,
     text: Option<Cow<'a, str>>,
     tools: Option<String>,
+    stop_reason: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    response_model: Option<Cow<'a, str>>,
 }
 
 impl LiteEntry<'_> {
@@ -90,6 +93,8 @@ impl LiteEntry<'_> {
                 has_content: m.has_content,
                 text: m.text.as_deref(),
                 tools: m.tools.as_deref(),
+                stop_reason: m.stop_reason.as_deref(),
+                model: m.response_model.as_deref().or(m.model.as_deref()),
             }),
             _ => None,
         };
@@ -519,12 +524,16 @@ impl<'a> Cursor<'a> {
     fn message(&mut self) -> Option<Option<LiteMessage<'a>>> {
         self.object_or(None, |c| {
             let (mut role, mut ts, mut usage) = (None, None, None);
+            let (mut stop, mut model, mut response_model) = (None, None, None);
             let mut content: Option<Option<Cow<'a, str>>> = None;
             let mut tools = None;
             c.object(|c, k| match k {
                 "role" => once(&mut role, c.str_value()?),
                 "timestamp" => once(&mut ts, c.num_value()?),
                 "usage" => once(&mut usage, c.usage()?),
+                "stopReason" => once(&mut stop, c.str_value()?),
+                "model" => once(&mut model, c.str_value()?),
+                "responseModel" => once(&mut response_model, c.str_value()?),
                 "content" => {
                     // Text is only listed for user and assistant messages: once the role is
                     // known to be another (pi writes it first), the content is only validated.
@@ -548,6 +557,9 @@ impl<'a> Cursor<'a> {
                 has_content: content.is_some(),
                 text: content.flatten(),
                 tools,
+                stop_reason: stop.flatten(),
+                model: model.flatten(),
+                response_model: response_model.flatten(),
             }))
         })
     }
@@ -569,7 +581,10 @@ impl<'a> Cursor<'a> {
             };
             let wants = |k: EntryKind| kind.is_none_or(|kind| kind == k);
             let wants_usage = kind.is_none_or(|kind| {
-                matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary)
+                matches!(
+                    kind,
+                    EntryKind::Compaction | EntryKind::BranchSummary | EntryKind::Usage
+                )
             });
             match k {
                 "type" => {
