@@ -385,3 +385,28 @@ fn since_drops_earlier_days_and_bad_dates_are_refused() {
         common::stderr(&bad)
     );
 }
+
+#[test]
+fn list_sorts_by_created_size_and_cost() {
+    let sandbox = tempfile::tempdir().expect("tempdir");
+    let root = fixture("pi-agent/sessions");
+    for (sort, field) in [("cost", "cost"), ("size", "bytes"), ("created", "created")] {
+        let rows = grove_json(
+            sandbox.path(),
+            &root,
+            "pi",
+            &["list", "--all", "--sort", sort, "--json"],
+        );
+        let rows = rows.as_array().expect("rows");
+        assert!(rows.len() > 10);
+        let keys: Vec<Value> = rows.iter().map(|r| r[field].clone()).collect();
+        for w in keys.windows(2) {
+            let ordered = match (&w[0], &w[1]) {
+                (Value::String(a), Value::String(b)) => a >= b,
+                (Value::String(_), Value::Null) | (Value::Null, Value::Null) => true,
+                (a, b) => a.as_f64().expect("number") >= b.as_f64().expect("number"),
+            };
+            assert!(ordered, "--sort {sort}: {} before {}", w[0], w[1]);
+        }
+    }
+}

@@ -187,3 +187,45 @@ fn the_stats_follow_the_list_scope_and_search() {
         .total;
     assert_eq!((total.messages, total.input), (2, 800));
 }
+
+#[test]
+fn configured_columns_show_outcome_model_cost_size_and_created() {
+    use grove::app::columns::{Column, resolve};
+    let names: Vec<String> = ["outcome", "model", "cost", "size", "created", "age"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (columns, problems) = resolve(Some(&names));
+    assert!(problems.is_empty());
+    assert_eq!(columns.len(), 6);
+    let options = grove::app::state::Options {
+        columns,
+        ..grove::app::state::Options::default()
+    };
+    let mut h = Harness::with_options(150, 12, options);
+    let outcomes = [Some("stop"), Some("aborted"), Some("length"), None];
+    let sessions: Vec<_> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, stop)| {
+            let mut info = info(
+                &format!("c{i}"),
+                &format!("session {i}"),
+                CURRENT,
+                (i as i64 + 1) * DAY,
+                5,
+            );
+            info.last_stop_reason = stop.map(str::to_owned);
+            info.bytes = 1500 * 10u64.pow(i as u32);
+            info.cost = i as f64 * 1.25;
+            if stop.is_none() {
+                info.model = None;
+            }
+            record(info)
+        })
+        .collect();
+    h.load(sessions);
+    h.state.picker.show_preview = false;
+    insta::assert_snapshot!("columns_configured", h.render());
+    assert_eq!(Column::Outcome.name(), "outcome");
+}

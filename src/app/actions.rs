@@ -223,7 +223,7 @@ impl Action {
             A::CycleSort => (
                 "cycle-sort",
                 Some("sort"),
-                "sort: threaded → recent → fuzzy",
+                "sort: threaded → recent → fuzzy → created → size → cost",
             ),
             A::ToggleNamed => ("toggle-named", Some("named"), "only named sessions ↔ all"),
             A::TogglePath => ("toggle-path", Some("path"), "show the file path"),

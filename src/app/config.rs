@@ -50,6 +50,14 @@ struct RawConfig {
     #[serde(default)]
     keys: BTreeMap<String, KeyList>,
     mouse: Option<bool>,
+    #[serde(default)]
+    picker: RawPicker,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct RawPicker {
+    columns: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -68,6 +76,9 @@ pub struct Config {
     pub keys: BTreeMap<String, Vec<String>>,
     /// `mouse = false`: do not capture the mouse (the terminal keeps its own selection).
     pub mouse: bool,
+    /// `[picker] columns`: the row columns by name (`None`: the defaults), checked by
+    /// [`super::columns::resolve`].
+    pub columns: Option<Vec<String>>,
 }
 
 pub const DEFAULT_PI_COMMAND: &str = "pi --session {path}";
@@ -81,6 +92,7 @@ impl Default for Config {
             atomic_command: DEFAULT_ATOMIC_COMMAND.to_owned(),
             keys: BTreeMap::new(),
             mouse: true,
+            columns: None,
         }
     }
 }
@@ -187,6 +199,7 @@ impl Config {
                 .map(|(k, v)| (k, v.into_vec()))
                 .collect(),
             mouse: raw.mouse.unwrap_or(true),
+            columns: raw.picker.columns,
         }
     }
 
@@ -261,6 +274,12 @@ mod tests {
         );
         assert!(c.mouse);
         assert!(!Config::parse("mouse = false").unwrap().mouse);
+        let c = Config::parse("[picker]\ncolumns = [\"cost\", \"outcome\"]").unwrap();
+        assert_eq!(
+            c.columns,
+            Some(vec!["cost".to_owned(), "outcome".to_owned()])
+        );
+        assert!(Config::parse("[picker]\nrows = 3").is_err());
         assert!(Config::parse("[nope]\nx = 1").is_err());
     }
 

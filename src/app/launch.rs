@@ -59,6 +59,8 @@ pub struct Setup {
     /// One message per problem with `[keys]` or `[theme]` (unknown names, bad keys or
     /// colours, conflicting bindings), for the start-up notice.
     pub problems: Vec<String>,
+    /// The row columns of `[picker] columns`.
+    pub columns: Vec<super::columns::Column>,
 }
 
 impl Setup {
@@ -67,10 +69,13 @@ impl Setup {
         let mut problems = keymap.apply_overrides(&config.keys);
         let (palette, theme_problems) = Palette::resolve(no_color, &config.theme);
         problems.extend(theme_problems);
+        let (columns, column_problems) = super::columns::resolve(config.columns.as_deref());
+        problems.extend(column_problems);
         Setup {
             keymap,
             palette,
             problems,
+            columns,
         }
     }
 }

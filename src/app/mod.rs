@@ -2,6 +2,7 @@
 
 pub mod actions;
 pub mod binding;
+pub mod columns;
 pub mod config;
 pub mod event;
 pub mod format;

@@ -28,6 +28,10 @@ pub enum SortMode {
     Threaded,
     Recent,
     Fuzzy,
+    /// grove: newest created, largest file, most expensive first.
+    Created,
+    Size,
+    Cost,
 }
 
 impl SortMode {
@@ -35,7 +39,10 @@ impl SortMode {
         match self {
             SortMode::Threaded => SortMode::Recent,
             SortMode::Recent => SortMode::Fuzzy,
-            SortMode::Fuzzy => SortMode::Threaded,
+            SortMode::Fuzzy => SortMode::Created,
+            SortMode::Created => SortMode::Size,
+            SortMode::Size => SortMode::Cost,
+            SortMode::Cost => SortMode::Threaded,
         }
     }
 
@@ -44,6 +51,20 @@ impl SortMode {
             SortMode::Threaded => "Threaded",
             SortMode::Recent => "Recent",
             SortMode::Fuzzy => "Fuzzy",
+            SortMode::Created => "Created",
+            SortMode::Size => "Size",
+            SortMode::Cost => "Cost",
+        }
+    }
+
+    /// The session order of grove's own sorts (`None` for pi's).
+    pub fn key(self) -> Option<crate::model::stats::order::SessionKey> {
+        use crate::model::stats::order::SessionKey;
+        match self {
+            SortMode::Created => Some(SessionKey::Created),
+            SortMode::Size => Some(SessionKey::Size),
+            SortMode::Cost => Some(SessionKey::Cost),
+            SortMode::Threaded | SortMode::Recent | SortMode::Fuzzy => None,
         }
     }
 }
@@ -193,6 +214,8 @@ pub struct Options {
     pub home: Option<String>,
     /// The preview pane is shown only from this width on.
     pub preview_min_width: u16,
+    /// The columns at the right of a row (`[picker] columns`).
+    pub columns: Vec<super::columns::Column>,
 }
 
 impl Default for Options {
@@ -201,6 +224,7 @@ impl Default for Options {
             print_mode: false,
             home: None,
             preview_min_width: 120,
+            columns: super::columns::DEFAULT_COLUMNS.to_vec(),
         }
     }
 }
@@ -371,6 +395,13 @@ impl PickerState {
                     sort_recent(&self.records, &mut l);
                     plain_rows(l)
                 }
+                SortMode::Created | SortMode::Size | SortMode::Cost => {
+                    let mut l = listed;
+                    if let Some(k) = self.sort.key() {
+                        l.sort_by(|a, b| k.compare(&self.records[*a].info, &self.records[*b].info));
+                    }
+                    plain_rows(l)
+                }
             }
         } else if self.search.error.is_some() {
             Vec::new()
@@ -381,7 +412,7 @@ impl PickerState {
                 .collect();
             let order = match self.sort {
                 SortMode::Recent => MatchOrder::Recent,
-                SortMode::Threaded | SortMode::Fuzzy => MatchOrder::Relevance,
+                _ => MatchOrder::Relevance,
             };
             let key = |i: &usize| RankKey {
                 score: &self.search.matches[i],
@@ -389,6 +420,10 @@ impl PickerState {
                 path: &self.records[*i].info.path,
             };
             l.sort_by(|a, b| compare_matches(order, key(a), key(b)));
+            // grove's sorts order the matches by their key (relevance breaks ties).
+            if let Some(k) = self.sort.key() {
+                l.sort_by(|a, b| k.compare(&self.records[*a].info, &self.records[*b].info));
+            }
             plain_rows(l)
         };
         self.restore_selection();

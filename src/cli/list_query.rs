@@ -28,13 +28,28 @@ pub enum ListSort {
     Relevance,
     Recent,
     Threaded,
+    /// grove: newest created, largest file, most expensive first (also without --query).
+    Created,
+    Size,
+    Cost,
 }
 
 impl ListSort {
     pub fn order(self) -> MatchOrder {
         match self {
             ListSort::Recent => MatchOrder::Recent,
-            ListSort::Relevance | ListSort::Threaded => MatchOrder::Relevance,
+            _ => MatchOrder::Relevance,
+        }
+    }
+
+    /// The order of grove's own sorts.
+    pub fn key(self) -> Option<crate::model::stats::order::SessionKey> {
+        use crate::model::stats::order::SessionKey;
+        match self {
+            ListSort::Created => Some(SessionKey::Created),
+            ListSort::Size => Some(SessionKey::Size),
+            ListSort::Cost => Some(SessionKey::Cost),
+            ListSort::Relevance | ListSort::Recent | ListSort::Threaded => None,
         }
     }
 }
@@ -109,11 +124,14 @@ pub fn print_matches(
     json: bool,
 ) -> Result<(), CliError> {
     let query = Query::parse(query_text).map_err(|e| CliError::Msg(e.to_string()))?;
-    let matches = if query.is_empty() {
+    let mut matches = if query.is_empty() {
         Vec::new()
     } else {
         ranked_matches(sessions, &query, sort.order())
     };
+    if let Some(k) = sort.key() {
+        matches.sort_by(|a, b| k.compare(sessions[a.index], sessions[b.index]));
+    }
     // The entries holding each hit, read from the files (in parallel: one read per match).
     let hits: Vec<Vec<ContentHit>> = matches
         .par_iter()

@@ -106,8 +106,9 @@ pub enum Command {
         /// words, "phrases", re:regex), each with where it matched.
         #[arg(long, value_name = "Q")]
         query: Option<String>,
-        /// The order of --query results ("threaded" lists like "relevance", as in the picker).
-        #[arg(long, value_enum, requires = "query", default_value_t)]
+        /// The order of --query results ("threaded" lists like "relevance", as in the picker);
+        /// created, size and cost (largest first) also order a listing without --query.
+        #[arg(long, value_enum, default_value_t)]
         sort: list_query::ListSort,
         #[arg(long)]
         json: bool,
@@ -323,6 +324,10 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 .collect();
             if let Some(q) = query {
                 return list_query::print_matches(out, &sessions, &q, sort, json);
+            }
+            let mut sessions = sessions;
+            if let Some(k) = sort.key() {
+                sessions.sort_by(|a, b| k.compare(a, b));
             }
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
             if json {

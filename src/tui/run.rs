@@ -95,6 +95,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         keymap,
         palette,
         problems: setup_problems,
+        columns,
     } = Setup::from_config(&config, no_color_env());
     problems.extend(setup_problems);
     let roots = global.roots().wrap_err("cannot find the session folders")?;
@@ -107,6 +108,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let options = Options {
         print_mode: global.print,
         home: directories::BaseDirs::new().map(|d| d.home_dir().to_string_lossy().into_owned()),
+        columns,
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);

@@ -15,7 +15,7 @@ use crate::app::state::{AppState, Mode, NameFilter, Row, Scope, StatusKind};
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 
-use crate::app::format::{format_age, shorten_home, truncate_left};
+use crate::app::format::{shorten_home, truncate_left};
 use crate::app::layout::{list_window_start, picker_layout};
 
 /// Draws the picker into `area`.
@@ -302,11 +302,13 @@ pub(crate) fn row_line(
             truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned(),
         );
     }
-    right_parts.push(format!(
-        "{:>3} {:>3}",
-        info.message_count,
-        format_age(now_ms, info.modified_ms)
-    ));
+    let cells: Vec<String> = state
+        .options
+        .columns
+        .iter()
+        .map(|c| c.cell(info, now_ms))
+        .collect();
+    right_parts.push(cells.join(" "));
     let prefix_w = row.prefix.width();
     // Drop the optional columns before squeezing the title under 10 columns.
     while right_parts.len() > 1 {

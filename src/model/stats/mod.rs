@@ -26,6 +26,7 @@ use super::entry::{format_iso_ms, parse_iso_ms};
 use super::lines::Line;
 use super::parse::{LineValue, RawLine, for_each_line, parse_line};
 
+pub mod order;
 pub mod outcome;
 pub mod report;
 
