@@ -218,7 +218,7 @@ impl Action {
             A::ToggleScope => (
                 "toggle-scope",
                 Some("scope"),
-                "current folder ↔ all folders",
+                "current folder → its git repository (worktrees too) → all folders",
             ),
             A::CycleSort => (
                 "cycle-sort",

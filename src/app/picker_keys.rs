@@ -123,7 +123,9 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
         Action::Resume => resume(state, None, fx),
         Action::ToggleScope => {
             picker.scope = match picker.scope {
-                Scope::Current => Scope::All,
+                // The repository scope only when the folder is in one.
+                Scope::Current if picker.current_repo.is_some() => Scope::Repo,
+                Scope::Current | Scope::Repo => Scope::All,
                 Scope::All => Scope::Current,
             };
             picker.rebuild_rows();

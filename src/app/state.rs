@@ -20,6 +20,8 @@ use super::theme::Palette;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Current,
+    /// grove: every worktree of the current folder's git repository.
+    Repo,
     All,
 }
 
@@ -249,6 +251,8 @@ pub struct PickerState {
     pub selected_record: Option<usize>,
     pub loading: Loading,
     pub problems: Vec<Skipped>,
+    /// The git repository of the folder grove was started in (the Repo scope needs one).
+    pub current_repo: Option<Arc<crate::storage::repo::RepoInfo>>,
 }
 
 impl Default for PickerState {
@@ -268,6 +272,7 @@ impl Default for PickerState {
             selected_record: None,
             loading: Loading::default(),
             problems: Vec::new(),
+            current_repo: None,
         }
     }
 }
@@ -371,6 +376,9 @@ impl PickerState {
             return false;
         }
         if self.scope == Scope::Current && !r.in_current_dir {
+            return false;
+        }
+        if self.scope == Scope::Repo && !r.in_current_repo {
             return false;
         }
         self.name_filter == NameFilter::All || r.is_named()

@@ -50,6 +50,7 @@ pub(crate) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 fn scope_label(state: &AppState) -> String {
     let mut s = match state.picker.scope {
         Scope::Current => "this folder".to_owned(),
+        Scope::Repo => "this repository".to_owned(),
         Scope::All => "all folders".to_owned(),
     };
     if state.picker.has_query() {

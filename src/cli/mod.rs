@@ -99,6 +99,9 @@ pub enum Command {
         /// Sessions of this directory instead of the current one.
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// Sessions of every folder of the directory's git repository, worktrees included.
+        #[arg(long, conflicts_with = "all")]
+        repo: bool,
         /// Include Atomic's internal workflow sessions.
         #[arg(long)]
         include_internal: bool,
@@ -287,6 +290,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
         Command::List {
             all,
             cwd,
+            repo,
             include_internal,
             query,
             sort,
@@ -310,6 +314,16 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             };
             // Sessions share a few dozen cwds: compare each distinct one once.
             let mut cwd_matches: std::collections::HashMap<&str, bool> = Default::default();
+            let repo_dir = match (repo, &cwd) {
+                (true, Some(c)) => {
+                    let dir = c.to_string_lossy().into_owned();
+                    if crate::storage::repo::repo_of(&dir).is_none() {
+                        return Err(msg(format!("{} is not in a git repository", shown_path(c))));
+                    }
+                    Some(dir)
+                }
+                _ => None,
+            };
             let sessions: Vec<&SessionInfo> = listing
                 .sessions
                 .iter()
@@ -318,7 +332,10 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                     cwd.as_deref().is_none_or(|c| {
                         *cwd_matches
                             .entry(s.cwd.as_str())
-                            .or_insert_with(|| same_cwd(&s.cwd, c))
+                            .or_insert_with(|| match &repo_dir {
+                                Some(r) => crate::storage::repo::same_repo(&s.cwd, r),
+                                None => same_cwd(&s.cwd, c),
+                            })
                     })
                 })
                 .collect();

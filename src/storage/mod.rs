@@ -8,6 +8,7 @@ pub mod fork;
 pub mod fsutil;
 pub mod index;
 pub mod read;
+pub mod repo;
 pub mod restore;
 pub mod roots;
 pub mod safe_fs;

@@ -113,6 +113,9 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     };
     let mut state = AppState::new(options, keymap, palette);
     state.notice = Notice::config_problems(problems);
+    state.picker.current_repo = current_dir
+        .as_deref()
+        .and_then(|d| crate::storage::repo::repo_of(&d.to_string_lossy()));
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;

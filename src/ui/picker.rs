@@ -78,16 +78,21 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     } else {
         ("Current", "All")
     };
-    let (on_cur, on_all) = match p.scope {
-        Scope::Current => ("◉ ", "○ "),
-        Scope::All => ("○ ", "◉ "),
-    };
+    let dot = |s: Scope| if p.scope == s { "◉ " } else { "○ " };
     let scope_style = |active: bool| if active { t.accent } else { t.muted };
     right.push(Span::styled(
-        format!("{on_cur}{cur}"),
+        format!("{}{cur}", dot(Scope::Current)),
         scope_style(p.scope == Scope::Current),
     ));
     right.push(Span::styled(" | ", t.muted));
+    if p.current_repo.is_some() {
+        right.push(Span::styled(
+            format!("{}Repo", dot(Scope::Repo)),
+            scope_style(p.scope == Scope::Repo),
+        ));
+        right.push(Span::styled(" | ", t.muted));
+    }
+    let on_all = dot(Scope::All);
     right.push(Span::styled(
         format!("{on_all}{all}"),
         scope_style(p.scope == Scope::All),
@@ -110,6 +115,7 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     let title = match (p.scope, wide) {
         (Scope::Current, true) => "Resume Session (Current Folder)",
         (Scope::All, true) => "Resume Session (All)",
+        (Scope::Repo, true) => "Resume Session (Current Repository)",
         (_, false) => "Sessions",
     };
     let left_room = (width as usize).saturating_sub(right_w + 1);
@@ -244,6 +250,12 @@ fn empty_message(state: &AppState) -> Line<'static> {
         (NameFilter::Named, Scope::Current) => format!(
             "  No named sessions in current folder. Press {named} to show all, or {scope} to view all."
         ),
+        (NameFilter::Named, Scope::Repo) => {
+            format!("  No named sessions in this repository. Press {named} to show all.")
+        }
+        (NameFilter::All, Scope::Repo) => {
+            format!("  No sessions in this repository. Press {scope} to view all.")
+        }
         (NameFilter::Named, Scope::All) => {
             format!("  No named sessions found. Press {named} to show all.")
         }
@@ -297,7 +309,13 @@ pub(crate) fn row_line(
         right_parts
             .push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
     }
-    if p.scope == Scope::All && !info.cwd.is_empty() {
+    // The repository scope: which worktree's branch the session ran on.
+    if p.scope == Scope::Repo
+        && let Some(b) = &rec.branch
+    {
+        right_parts.push(format!("[{}]", truncate_left(&sanitize_line(b), limit)));
+    }
+    if matches!(p.scope, Scope::All | Scope::Repo) && !info.cwd.is_empty() {
         right_parts.push(
             truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned(),
         );
