@@ -130,6 +130,12 @@ pub enum Action {
     Stats,
     /// Stats screen: the next grouping.
     StatsGroup,
+    /// Threaded list: fold / unfold / toggle the selected session's family.
+    FoldFamily,
+    UnfoldFamily,
+    ToggleFamily,
+    /// Hide or show the sessions that have a parent session, in every sort.
+    HideChildren,
 }
 
 /// What the table says about an action.
@@ -143,7 +149,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 49] = [
+    pub const ALL: [Action; 53] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -193,6 +199,10 @@ impl Action {
         Action::Dismiss,
         Action::Stats,
         Action::StatsGroup,
+        Action::FoldFamily,
+        Action::UnfoldFamily,
+        Action::ToggleFamily,
+        Action::HideChildren,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -324,6 +334,26 @@ impl Action {
                 "stats",
                 None,
                 "stats: messages, tokens, cache hits and cost of the listed sessions",
+            ),
+            A::FoldFamily => (
+                "fold-family",
+                None,
+                "threaded: fold the session's forks and subagents under it",
+            ),
+            A::UnfoldFamily => (
+                "unfold-family",
+                None,
+                "threaded: unfold the session's forks and subagents",
+            ),
+            A::ToggleFamily => (
+                "toggle-family",
+                None,
+                "threaded: fold or unfold the session's family",
+            ),
+            A::HideChildren => (
+                "hide-children",
+                None,
+                "hide or show child sessions (forks, subagents) in every sort",
             ),
             A::StatsGroup => (
                 "stats-group",

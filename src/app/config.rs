@@ -58,6 +58,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawPicker {
     columns: Option<Vec<String>>,
+    families: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -79,6 +80,8 @@ pub struct Config {
     /// `[picker] columns`: the row columns by name (`None`: the defaults), checked by
     /// [`super::columns::resolve`].
     pub columns: Option<Vec<String>>,
+    /// `[picker] families`: `"folded"` or `"expanded"` (the default), checked in `launch`.
+    pub families: Option<String>,
 }
 
 pub const DEFAULT_PI_COMMAND: &str = "pi --session {path}";
@@ -93,6 +96,7 @@ impl Default for Config {
             keys: BTreeMap::new(),
             mouse: true,
             columns: None,
+            families: None,
         }
     }
 }
@@ -200,6 +204,7 @@ impl Config {
                 .collect(),
             mouse: raw.mouse.unwrap_or(true),
             columns: raw.picker.columns,
+            families: raw.picker.families,
         }
     }
 

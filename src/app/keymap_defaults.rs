@@ -56,6 +56,10 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::Back, &["esc"]);
     add(p, A::Dismiss, &["ctrl+x"]);
     add(p, A::Stats, &["alt+s"]);
+    add(p, A::ToggleFamily, &["alt+f"]);
+    add(p, A::FoldFamily, &["alt+left"]);
+    add(p, A::UnfoldFamily, &["alt+right"]);
+    add(p, A::HideChildren, &["alt+c"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);

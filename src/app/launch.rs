@@ -61,6 +61,8 @@ pub struct Setup {
     pub problems: Vec<String>,
     /// The row columns of `[picker] columns`.
     pub columns: Vec<super::columns::Column>,
+    /// `[picker] families = "folded"`: families start folded.
+    pub families_folded: bool,
 }
 
 impl Setup {
@@ -71,11 +73,23 @@ impl Setup {
         problems.extend(theme_problems);
         let (columns, column_problems) = super::columns::resolve(config.columns.as_deref());
         problems.extend(column_problems);
+        let families_folded = match config.families.as_deref() {
+            None | Some("expanded") => false,
+            Some("folded") => true,
+            Some(other) => {
+                problems.push(format!(
+                    "[picker] families: `{}` is not \"folded\" or \"expanded\"",
+                    crate::text::sanitize::sanitize_line(other)
+                ));
+                false
+            }
+        };
         Setup {
             keymap,
             palette,
             problems,
             columns,
+            families_folded,
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod binding;
 pub mod columns;
 pub mod config;
 pub mod event;
+pub mod families;
 pub mod format;
 pub mod help;
 pub mod keymap;

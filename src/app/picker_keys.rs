@@ -181,6 +181,33 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             }
         }
         Action::Stats => super::stats_keys::open(state, fx),
+        Action::FoldFamily | Action::UnfoldFamily | Action::ToggleFamily => {
+            let fold = match action {
+                Action::FoldFamily => Some(true),
+                Action::UnfoldFamily => Some(false),
+                _ => None,
+            };
+            let Some(row) = picker.rows.get(picker.selected) else {
+                return;
+            };
+            let index = row.record;
+            let Some(rec) = picker.records.get(index).cloned() else {
+                return;
+            };
+            if picker.families.set_folded(&rec, index, fold) {
+                picker.rebuild_rows();
+            }
+        }
+        Action::HideChildren => {
+            picker.families.hide_children = !picker.families.hide_children;
+            picker.rebuild_rows();
+            let text = if picker.families.hide_children {
+                "Child sessions hidden"
+            } else {
+                "Child sessions shown"
+            };
+            set_status(state, text.into(), StatusKind::Info);
+        }
         Action::Dismiss if !state.notices.is_empty() => {
             state.notices.remove(0);
         }

@@ -253,6 +253,8 @@ pub struct PickerState {
     pub problems: Vec<Skipped>,
     /// The git repository of the folder grove was started in (the Repo scope needs one).
     pub current_repo: Option<Arc<crate::storage::repo::RepoInfo>>,
+    /// Folded families of the threaded list, and whether child sessions are hidden.
+    pub families: super::families::Families,
 }
 
 impl Default for PickerState {
@@ -273,6 +275,7 @@ impl Default for PickerState {
             loading: Loading::default(),
             problems: Vec::new(),
             current_repo: None,
+            families: super::families::Families::default(),
         }
     }
 }
@@ -381,6 +384,9 @@ impl PickerState {
         if self.scope == Scope::Repo && !r.in_current_repo {
             return false;
         }
+        if self.families.hide_children && r.info.parent_session_path.is_some() {
+            return false;
+        }
         self.name_filter == NameFilter::All || r.is_named()
     }
 
@@ -395,9 +401,14 @@ impl PickerState {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.listed(i))
             .collect();
+        self.families.hidden_under.clear();
+        self.families.parents.clear();
         self.rows = if !self.has_query() {
             match self.sort {
-                SortMode::Threaded => super::threads::threaded_rows(&self.records, &listed),
+                SortMode::Threaded => {
+                    let rows = super::threads::threaded_rows(&self.records, &listed);
+                    self.families.fold_rows(&self.records, rows)
+                }
                 SortMode::Recent | SortMode::Fuzzy => {
                     let mut l = listed;
                     sort_recent(&self.records, &mut l);

@@ -96,6 +96,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         palette,
         problems: setup_problems,
         columns,
+        families_folded,
     } = Setup::from_config(&config, no_color_env());
     problems.extend(setup_problems);
     let roots = global.roots().wrap_err("cannot find the session folders")?;
@@ -113,6 +114,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     };
     let mut state = AppState::new(options, keymap, palette);
     state.notice = Notice::config_problems(problems);
+    state.picker.families.folded_by_default = families_folded;
     state.picker.current_repo = current_dir
         .as_deref()
         .and_then(|d| crate::storage::repo::repo_of(&d.to_string_lossy()));

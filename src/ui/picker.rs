@@ -320,6 +320,9 @@ pub(crate) fn row_line(
             truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned(),
         );
     }
+    if let Some(n) = p.families.hidden_under.get(&row.record) {
+        right_parts.push(format!("+{n}"));
+    }
     let cells: Vec<String> = state
         .options
         .columns
