@@ -111,8 +111,8 @@ pub enum Command {
         query: Option<String>,
         /// The order of --query results ("threaded" lists like "relevance", as in the picker);
         /// created, size and cost (largest first) also order a listing without --query.
-        #[arg(long, value_enum, default_value_t)]
-        sort: list_query::ListSort,
+        #[arg(long, value_enum)]
+        sort: Option<list_query::ListSort>,
         #[arg(long)]
         json: bool,
     },
@@ -340,10 +340,17 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
                 })
                 .collect();
             if let Some(q) = query {
+                let sort = sort.unwrap_or_default();
                 return list_query::print_matches(out, &sessions, &q, sort, json);
             }
+            if sort.is_some_and(|s| s.key().is_none()) {
+                return Err(msg(
+                    "--sort relevance, recent and threaded order --query results: give --query \
+                     (created, size and cost also sort a plain listing)",
+                ));
+            }
             let mut sessions = sessions;
-            if let Some(k) = sort.key() {
+            if let Some(k) = sort.and_then(|s| s.key()) {
                 sessions.sort_by(|a, b| k.compare(a, b));
             }
             let mut out = io::BufWriter::with_capacity(1 << 16, out);
