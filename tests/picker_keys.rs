@@ -107,6 +107,11 @@ fn tab_ctrl_s_ctrl_n_ctrl_p_switch_views() {
     assert!(h.state.picker.rows.iter().all(|r| r.prefix.is_empty()));
     h.ctrl('s');
     assert_eq!(h.state.picker.sort, SortMode::Fuzzy);
+    for mode in [SortMode::Created, SortMode::Size, SortMode::Cost] {
+        h.ctrl('s');
+        assert_eq!(h.state.picker.sort, mode);
+        assert!(h.state.picker.rows.iter().all(|r| r.prefix.is_empty()));
+    }
     h.ctrl('s');
     assert_eq!(h.state.picker.sort, SortMode::Threaded);
     h.ctrl('n');
@@ -606,4 +611,36 @@ fn unreadable_files_are_reported_and_listed() {
     assert!(screen.contains("bad^[[2J.jsonl"), "{screen}");
     h.key(KeyCode::Esc);
     assert_eq!(h.state.mode, Mode::Normal);
+}
+
+#[test]
+fn created_size_and_cost_sorts_put_the_largest_first() {
+    let mut h = Harness::new(100, 30);
+    let sessions: Vec<_> = [
+        ("a1", "note new", 1, 100, 0.5),
+        ("a2", "big", 3, 9_000, 0.1),
+        ("a3", "note old", 5, 500, 7.0),
+    ]
+    .into_iter()
+    .map(|(id, title, ago_days, bytes, cost)| {
+        let mut i = info(id, title, CURRENT, ago_days * DAY, 4);
+        i.bytes = bytes;
+        i.cost = cost;
+        record(i)
+    })
+    .collect();
+    h.load(sessions);
+    for (presses, want) in [
+        (3, ["note new", "big", "note old"]),
+        (1, ["big", "note old", "note new"]),
+        (1, ["note old", "note new", "big"]),
+    ] {
+        for _ in 0..presses {
+            h.ctrl('s');
+        }
+        assert_eq!(h.titles(), want, "{:?}", h.state.picker.sort);
+    }
+    // With a query the matches keep the sort's order.
+    h.type_str("\"note\"");
+    assert_eq!(h.titles(), ["note old", "note new"]);
 }

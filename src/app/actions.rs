@@ -31,10 +31,12 @@ pub enum KeyContext {
     Trash,
     /// The bookmarks screen (labelled entries of every session); typing searches.
     Bookmarks,
+    /// The stats screen (Alt+S); any key not bound here closes it.
+    Stats,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 13] = [
+    pub const ALL: [KeyContext; 14] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -48,6 +50,7 @@ impl KeyContext {
         KeyContext::Notice,
         KeyContext::Trash,
         KeyContext::Bookmarks,
+        KeyContext::Stats,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -66,6 +69,7 @@ impl KeyContext {
             KeyContext::Notice => ("notice", "Notice"),
             KeyContext::Trash => ("trash", "Trash view"),
             KeyContext::Bookmarks => ("bookmarks", "Bookmarks"),
+            KeyContext::Stats => ("stats", "Stats screen"),
         }
     }
 
@@ -159,6 +163,16 @@ pub enum Action {
     EditNote,
     /// Read the sessions again now (the list; in the view, the session).
     Refresh,
+    /// The stats screen of the listed sessions.
+    Stats,
+    /// Stats screen: the next grouping.
+    StatsGroup,
+    /// Threaded list: fold / unfold / toggle the selected session's family.
+    FoldFamily,
+    UnfoldFamily,
+    ToggleFamily,
+    /// Hide or show the sessions that have a parent session, in every sort.
+    HideChildren,
 }
 
 /// What the table says about an action.
@@ -172,7 +186,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 59] = [
+    pub const ALL: [Action; 65] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -232,6 +246,12 @@ impl Action {
         Action::Bookmarks,
         Action::EditNote,
         Action::Refresh,
+        Action::Stats,
+        Action::StatsGroup,
+        Action::FoldFamily,
+        Action::UnfoldFamily,
+        Action::ToggleFamily,
+        Action::HideChildren,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -257,12 +277,12 @@ impl Action {
             A::ToggleScope => (
                 "toggle-scope",
                 Some("scope"),
-                "current folder ↔ all folders",
+                "current folder → its git repository (worktrees too) → all folders",
             ),
             A::CycleSort => (
                 "cycle-sort",
                 Some("sort"),
-                "sort: threaded → recent → fuzzy",
+                "sort: threaded → recent → fuzzy → created → size → cost",
             ),
             A::ToggleNamed => ("toggle-named", Some("named"), "only named sessions ↔ all"),
             A::TogglePath => ("toggle-path", Some("path"), "show the file path"),
@@ -411,6 +431,36 @@ impl Action {
                 "bookmarks: the labelled entries of every session",
             ),
             A::Refresh => ("refresh", Some("refresh"), "read the sessions again now"),
+            A::Stats => (
+                "stats",
+                None,
+                "stats: messages, tokens, cache hits and cost of the listed sessions",
+            ),
+            A::FoldFamily => (
+                "fold-family",
+                None,
+                "threaded: fold the session's forks and subagents under it",
+            ),
+            A::UnfoldFamily => (
+                "unfold-family",
+                None,
+                "threaded: unfold the session's forks and subagents",
+            ),
+            A::ToggleFamily => (
+                "toggle-family",
+                None,
+                "threaded: fold or unfold the session's family",
+            ),
+            A::HideChildren => (
+                "hide-children",
+                None,
+                "hide or show child sessions (forks, subagents) in every sort",
+            ),
+            A::StatsGroup => (
+                "stats-group",
+                Some("group by"),
+                "stats: group by day → project → model → session",
+            ),
             A::DeleteForever => (
                 "delete-forever",
                 Some("delete forever"),

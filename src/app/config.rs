@@ -72,6 +72,8 @@ pub enum EnterAction {
     View,
     /// Resume the session in its agent, as pi's `/resume` does.
     Resume,
+    columns: Option<Vec<String>>,
+    families: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -92,6 +94,11 @@ pub struct Config {
     pub mouse: bool,
     /// `[picker] enter`.
     pub enter: EnterAction,
+    /// `[picker] columns`: the row columns by name (`None`: the defaults), checked by
+    /// [`super::columns::resolve`].
+    pub columns: Option<Vec<String>>,
+    /// `[picker] families`: `"folded"` or `"expanded"` (the default), checked in `launch`.
+    pub families: Option<String>,
 }
 
 pub const DEFAULT_PI_COMMAND: &str = "pi --session {path}";
@@ -106,6 +113,8 @@ impl Default for Config {
             keys: BTreeMap::new(),
             mouse: true,
             enter: EnterAction::View,
+            columns: None,
+            families: None,
         }
     }
 }
@@ -213,6 +222,8 @@ impl Config {
                 .collect(),
             mouse: raw.mouse.unwrap_or(true),
             enter: raw.picker.enter.unwrap_or_default(),
+            columns: raw.picker.columns,
+            families: raw.picker.families,
         }
     }
 
@@ -287,6 +298,12 @@ mod tests {
         );
         assert!(c.mouse);
         assert!(!Config::parse("mouse = false").unwrap().mouse);
+        let c = Config::parse("[picker]\ncolumns = [\"cost\", \"outcome\"]").unwrap();
+        assert_eq!(
+            c.columns,
+            Some(vec!["cost".to_owned(), "outcome".to_owned()])
+        );
+        assert!(Config::parse("[picker]\nrows = 3").is_err());
         assert!(Config::parse("[nope]\nx = 1").is_err());
     }
 

@@ -124,6 +124,11 @@ pub enum Event {
     },
     /// The changed paths, read again.
     Refreshed(Box<super::live_data::Refreshed>),
+    /// The stats screen's report for request `generation`.
+    StatsReady {
+        generation: u64,
+        report: Box<crate::model::stats::report::Report>,
+    },
     /// One session re-read after it changed (or was created by a fork).
     RecordRefreshed {
         path: PathBuf,
@@ -152,6 +157,8 @@ pub enum Effect {
         generation: u64,
     },
     RunSearch(SearchRequest),
+    /// Read the usage of these sessions for the stats screen.
+    LoadStats(super::stats_view::StatsRequest),
     LoadPreview {
         path: PathBuf,
         agent: Dialect,

@@ -62,6 +62,11 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::CycleView, &["alt+h"]);
     add(p, A::Bookmarks, &["alt+b"]);
     add(p, A::Refresh, &["f5", "ctrl+l"]);
+    add(p, A::Stats, &["alt+s"]);
+    add(p, A::ToggleFamily, &["alt+f"]);
+    add(p, A::FoldFamily, &["alt+left"]);
+    add(p, A::UnfoldFamily, &["alt+right"]);
+    add(p, A::HideChildren, &["alt+c"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -141,7 +146,8 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(b, A::EditNote, &["ctrl+e"]);
     add(b, A::Back, &["esc"]);
 
-    let popups = &[C::Help, C::Problems];
+    add(&[C::Stats], A::StatsGroup, &["tab"]);
+    let popups = &[C::Help, C::Problems, C::Stats];
     add(popups, A::Down, &["down", "j"]);
     add(popups, A::Up, &["up", "k"]);
     add(popups, A::PageDown, &["pgdn", "space"]);

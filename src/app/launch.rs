@@ -59,6 +59,10 @@ pub struct Setup {
     /// One message per problem with `[keys]` or `[theme]` (unknown names, bad keys or
     /// colours, conflicting bindings), for the start-up notice.
     pub problems: Vec<String>,
+    /// The row columns of `[picker] columns`.
+    pub columns: Vec<super::columns::Column>,
+    /// `[picker] families = "folded"`: families start folded.
+    pub families_folded: bool,
 }
 
 impl Setup {
@@ -67,10 +71,25 @@ impl Setup {
         let mut problems = keymap.apply_overrides(&config.keys);
         let (palette, theme_problems) = Palette::resolve(no_color, &config.theme);
         problems.extend(theme_problems);
+        let (columns, column_problems) = super::columns::resolve(config.columns.as_deref());
+        problems.extend(column_problems);
+        let families_folded = match config.families.as_deref() {
+            None | Some("expanded") => false,
+            Some("folded") => true,
+            Some(other) => {
+                problems.push(format!(
+                    "[picker] families: `{}` is not \"folded\" or \"expanded\"",
+                    crate::text::sanitize::sanitize_line(other)
+                ));
+                false
+            }
+        };
         Setup {
             keymap,
             palette,
             problems,
+            columns,
+            families_folded,
         }
     }
 }

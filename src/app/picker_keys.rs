@@ -71,6 +71,7 @@ pub(crate) fn active_context(state: &AppState) -> KeyContext {
         Mode::Help { .. } => return KeyContext::Help,
         Mode::Problems { .. } => return KeyContext::Problems,
         Mode::Trash(v) => return super::trash_view::context(v),
+        Mode::Stats { .. } => return KeyContext::Stats,
         Mode::Rename { .. } => return KeyContext::Input,
         Mode::ConfirmDelete { .. } | Mode::Deleting { .. } => return KeyContext::Confirm,
         Mode::ConfirmPermanent { .. } => return KeyContext::Danger,
@@ -148,7 +149,9 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
         Action::Resume => resume(state, None, fx),
         Action::ToggleScope => {
             picker.scope = match picker.scope {
-                Scope::Current => Scope::All,
+                // The repository scope only when the folder is in one.
+                Scope::Current if picker.current_repo.is_some() => Scope::Repo,
+                Scope::Current | Scope::Repo => Scope::All,
                 Scope::All => Scope::Current,
             };
             picker.rebuild_rows();
@@ -205,6 +208,34 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             } else {
                 state.mode = Mode::Problems { scroll: 0 };
             }
+        }
+        Action::Stats => super::stats_keys::open(state, fx),
+        Action::FoldFamily | Action::UnfoldFamily | Action::ToggleFamily => {
+            let fold = match action {
+                Action::FoldFamily => Some(true),
+                Action::UnfoldFamily => Some(false),
+                _ => None,
+            };
+            let Some(row) = picker.rows.get(picker.selected) else {
+                return;
+            };
+            let index = row.record;
+            let Some(rec) = picker.records.get(index).cloned() else {
+                return;
+            };
+            if picker.families.set_folded(&rec, index, fold) {
+                picker.rebuild_rows();
+            }
+        }
+        Action::HideChildren => {
+            picker.families.hide_children = !picker.families.hide_children;
+            picker.rebuild_rows();
+            let text = if picker.families.hide_children {
+                "Child sessions hidden"
+            } else {
+                "Child sessions shown"
+            };
+            set_status(state, text.into(), StatusKind::Info);
         }
         Action::Dismiss if state.notices.has_status() => {
             state.notices.dismiss(super::notice::NoticeKind::Status);

@@ -36,6 +36,10 @@ pub(crate) fn popup_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect
                 None => Mode::Normal,
             };
         }
+        Mode::Stats { .. } => {
+            let action = km.lookup_in(&key, KeyContext::Stats, any);
+            super::stats_keys::key(state, action, fx);
+        }
         Mode::Help { scroll } => {
             let scroll = *scroll;
             let action = km.lookup_in(&key, KeyContext::Help, any);

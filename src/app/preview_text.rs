@@ -66,6 +66,12 @@ pub(crate) fn meta_lines(
             ),
         ));
     }
+    let outcome = crate::model::stats::outcome::Outcome::of(info.last_stop_reason.as_deref());
+    let mut file = super::columns::human_bytes(info.bytes);
+    if let Some(o) = outcome {
+        file = format!("{file} · last turn {}", o.label());
+    }
+    lines.push(field("file", file));
     if let Some(PreviewSlot::Ready(p)) = slot {
         if let Some(m) = &p.model {
             let mut v = m.clone();

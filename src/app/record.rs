@@ -20,6 +20,10 @@ pub struct SessionRecord {
     pub canonical_path: Option<PathBuf>,
     /// The canonical path of `parentSession`, when it exists.
     pub canonical_parent: Option<PathBuf>,
+    /// Whether the session's cwd lies in the git repository of the folder grove was started
+    /// in (any of its worktrees), and the branch checked out in the session's worktree.
+    pub in_current_repo: bool,
+    pub branch: Option<String>,
 }
 
 impl SessionRecord {
@@ -31,9 +35,15 @@ impl SessionRecord {
             .parent_session_path
             .as_deref()
             .and_then(|p| std::fs::canonicalize(p).ok());
+        let repo = crate::storage::repo::repo_of(&info.cwd);
+        let here = current_dir.and_then(|d| crate::storage::repo::repo_of(&d.to_string_lossy()));
+        let in_current_repo =
+            matches!((&repo, &here), (Some(a), Some(b)) if a.common_dir == b.common_dir);
         let mut r = Self::without_fs(info, in_current_dir);
         r.canonical_path = canonical_path;
         r.canonical_parent = canonical_parent;
+        r.in_current_repo = in_current_repo;
+        r.branch = repo.and_then(|r| r.branch.clone());
         r
     }
 
@@ -56,6 +66,8 @@ impl SessionRecord {
             in_current_dir,
             canonical_path: None,
             canonical_parent: None,
+            in_current_repo: false,
+            branch: None,
         }
     }
 

@@ -21,6 +21,8 @@ use super::theme::Palette;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Current,
+    /// grove: every worktree of the current folder's git repository.
+    Repo,
     All,
 }
 
@@ -29,6 +31,10 @@ pub enum SortMode {
     Threaded,
     Recent,
     Fuzzy,
+    /// grove: newest created, largest file, most expensive first.
+    Created,
+    Size,
+    Cost,
 }
 
 impl SortMode {
@@ -36,7 +42,10 @@ impl SortMode {
         match self {
             SortMode::Threaded => SortMode::Recent,
             SortMode::Recent => SortMode::Fuzzy,
-            SortMode::Fuzzy => SortMode::Threaded,
+            SortMode::Fuzzy => SortMode::Created,
+            SortMode::Created => SortMode::Size,
+            SortMode::Size => SortMode::Cost,
+            SortMode::Cost => SortMode::Threaded,
         }
     }
 
@@ -45,6 +54,20 @@ impl SortMode {
             SortMode::Threaded => "Threaded",
             SortMode::Recent => "Recent",
             SortMode::Fuzzy => "Fuzzy",
+            SortMode::Created => "Created",
+            SortMode::Size => "Size",
+            SortMode::Cost => "Cost",
+        }
+    }
+
+    /// The session order of grove's own sorts (`None` for pi's).
+    pub fn key(self) -> Option<crate::model::stats::order::SessionKey> {
+        use crate::model::stats::order::SessionKey;
+        match self {
+            SortMode::Created => Some(SessionKey::Created),
+            SortMode::Size => Some(SessionKey::Size),
+            SortMode::Cost => Some(SessionKey::Cost),
+            SortMode::Threaded | SortMode::Recent | SortMode::Fuzzy => None,
         }
     }
 }
@@ -91,6 +114,10 @@ pub enum Mode {
     },
     /// The trash view: the session files in the platform trash, to restore.
     Trash(Box<crate::app::trash_state::TrashView>),
+    /// The stats screen ([`AppState::stats`]), scrolled down by this many lines.
+    Stats {
+        scroll: u16,
+    },
     Rename {
         record: usize,
         input: TextInput,
@@ -199,6 +226,8 @@ pub struct Options {
     pub searched: String,
     /// What Enter does on a session (`[picker] enter`).
     pub enter: super::config::EnterAction,
+    /// The columns at the right of a row (`[picker] columns`).
+    pub columns: Vec<super::columns::Column>,
 }
 
 impl Default for Options {
@@ -209,6 +238,7 @@ impl Default for Options {
             preview_min_width: 120,
             searched: String::new(),
             enter: super::config::EnterAction::View,
+            columns: super::columns::DEFAULT_COLUMNS.to_vec(),
         }
     }
 }
@@ -239,6 +269,10 @@ pub struct PickerState {
     pub live: super::live_data::LiveRefresh,
     /// The threaded rows being built in the background (long lists).
     pub threads: super::live_data::ThreadsJob,
+    /// The git repository of the folder grove was started in (the Repo scope needs one).
+    pub current_repo: Option<Arc<crate::storage::repo::RepoInfo>>,
+    /// Folded families of the threaded list, and whether child sessions are hidden.
+    pub families: super::families::Families,
 }
 
 impl Default for PickerState {
@@ -261,6 +295,8 @@ impl Default for PickerState {
             org: Default::default(),
             live: Default::default(),
             threads: Default::default(),
+            current_repo: None,
+            families: super::families::Families::default(),
         }
     }
 }
@@ -298,6 +334,8 @@ pub struct AppState {
     pub hits: Option<super::preview_hits::HitsSlot>,
     /// A fork made in the view, to open once its row is read.
     pub open_after_fork: Option<PendingFork>,
+    /// The stats screen's data (kept when closed: its grouping is remembered).
+    pub stats: Option<super::stats_view::StatsView>,
 }
 
 impl AppState {
@@ -321,6 +359,7 @@ impl AppState {
             view_panes: Default::default(),
             hits: None,
             open_after_fork: None,
+            stats: None,
         }
     }
 
@@ -369,6 +408,12 @@ impl PickerState {
         if self.scope == Scope::Current && !r.in_current_dir {
             return false;
         }
+        if self.scope == Scope::Repo && !r.in_current_repo {
+            return false;
+        }
+        if self.families.hide_children && r.info.parent_session_path.is_some() {
+            return false;
+        }
         if !self.org.shows(r) {
             return false;
         }
@@ -386,6 +431,8 @@ impl PickerState {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.is_listed(i))
             .collect();
+        self.families.hidden_under.clear();
+        self.families.parents.clear();
         // A long threaded list is built in the background (see `threads_job`).
         let threaded = self.sort == SortMode::Threaded && !self.has_query();
         if threaded && listed.len() > super::live_data::INLINE_MAX {
@@ -396,10 +443,20 @@ impl PickerState {
         self.threads.cancel();
         self.rows = if !self.has_query() {
             match self.sort {
-                SortMode::Threaded => super::threads::threaded_rows(&self.records, &listed),
+                SortMode::Threaded => {
+                    let rows = super::threads::threaded_rows(&self.records, &listed);
+                    self.families.fold_rows(&self.records, rows)
+                }
                 SortMode::Recent | SortMode::Fuzzy => {
                     let mut l = listed;
                     sort_recent(&self.records, &mut l);
+                    plain_rows(l)
+                }
+                SortMode::Created | SortMode::Size | SortMode::Cost => {
+                    let mut l = listed;
+                    if let Some(k) = self.sort.key() {
+                        l.sort_by(|a, b| k.compare(&self.records[*a].info, &self.records[*b].info));
+                    }
                     plain_rows(l)
                 }
             }
@@ -412,7 +469,7 @@ impl PickerState {
                 .collect();
             let order = match self.sort {
                 SortMode::Recent => MatchOrder::Recent,
-                SortMode::Threaded | SortMode::Fuzzy => MatchOrder::Relevance,
+                _ => MatchOrder::Relevance,
             };
             let key = |i: &usize| RankKey {
                 score: &self.search.matches[i],
@@ -420,6 +477,10 @@ impl PickerState {
                 path: &self.records[*i].info.path,
             };
             l.sort_by(|a, b| compare_matches(order, key(a), key(b)));
+            // grove's sorts order the matches by their key (relevance breaks ties).
+            if let Some(k) = self.sort.key() {
+                l.sort_by(|a, b| k.compare(&self.records[*a].info, &self.records[*b].info));
+            }
             plain_rows(l)
         };
         let threaded = self.sort == SortMode::Threaded && !self.has_query();

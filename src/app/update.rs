@@ -168,6 +168,9 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             let changed = super::refresh::on_refreshed(state, *refreshed);
             super::follow::on_sessions_changed(state, &changed, &mut fx);
         }
+        Event::StatsReady { generation, report } => {
+            super::stats_keys::on_ready(state, generation, *report)
+        }
         Event::Tick => {
             if let Some(s) = &mut state.status {
                 s.ticks_left = s.ticks_left.saturating_sub(1);

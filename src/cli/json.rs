@@ -34,8 +34,15 @@ pub fn info_json(s: &SessionInfo) -> Value {
         "summary": s.summary,
         "totalTokens": s.total_tokens,
         "cost": s.cost,
+        "model": s.model,
+        "outcome": outcome_of(s),
         "parseIssues": s.parse_issues,
     })
+}
+
+/// The last turn's outcome word (`done`, `aborted`, `error`, `cut off`, `unfinished`).
+fn outcome_of(s: &SessionInfo) -> Option<&'static str> {
+    crate::model::stats::outcome::Outcome::of(s.last_stop_reason.as_deref()).map(|o| o.label())
 }
 
 /// [`info_json`] as a borrowed struct: the same keys in the same order, so serde_json writes
@@ -65,6 +72,8 @@ struct InfoJson<'a> {
     summary: &'a Option<String>,
     total_tokens: u64,
     cost: f64,
+    model: &'a Option<String>,
+    outcome: Option<&'static str>,
     parse_issues: u64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pinned: bool,
@@ -99,6 +108,8 @@ pub(crate) fn write_sessions_json<W: Write>(
         summary: &s.summary,
         total_tokens: s.total_tokens,
         cost: s.cost,
+        model: &s.model,
+        outcome: outcome_of(s),
         parse_issues: s.parse_issues,
         pinned: pinned(s),
     });

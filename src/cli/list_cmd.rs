@@ -8,10 +8,10 @@ use clap::Args;
 use unicode_width::UnicodeWidthStr;
 
 use super::args::GlobalArgs;
-use super::error::CliError;
+use super::error::{CliError, msg};
 use super::json::write_sessions_json;
 use super::list_query;
-use super::output::home_dir;
+use super::output::{home_dir, shown_path};
 use super::prefix::unique_prefix_lens;
 use crate::app::first_run::{TRY_DEMO_OR_DIR, searched_summary};
 use crate::model::info::SessionInfo;
@@ -45,6 +45,9 @@ pub struct ListArgs {
     /// The sessions of this folder instead of the current one.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Sessions of every folder of the directory's git repository, worktrees included.
+    #[arg(long, conflicts_with = "all")]
+    pub repo: bool,
     /// Include Atomic's internal workflow sessions (hidden by default, as in Atomic).
     #[arg(long)]
     pub include_internal: bool,
@@ -52,9 +55,10 @@ pub struct ListArgs {
     /// words, "phrases", re:regex), each with where it matched.
     #[arg(long, value_name = "Q")]
     pub query: Option<String>,
-    /// The order of --query results ("threaded" lists like "relevance", as in the picker).
-    #[arg(long, value_enum, requires = "query", default_value_t)]
-    pub sort: list_query::ListSort,
+    /// The order of --query results ("threaded" lists like "relevance", as in the picker);
+    /// created, size and cost (largest first) also order a listing without --query.
+    #[arg(long, value_enum)]
+    pub sort: Option<list_query::ListSort>,
     /// Only the archived sessions (`grove archive`), instead of the others.
     #[arg(long)]
     pub archived: bool,
@@ -73,6 +77,7 @@ pub fn run(
     let ListArgs {
         all,
         cwd,
+        repo,
         include_internal,
         query,
         sort,
@@ -96,6 +101,16 @@ pub fn run(
     };
     // Sessions share a few dozen cwds: compare each distinct one once.
     let mut cwd_matches: std::collections::HashMap<&str, bool> = Default::default();
+    let repo_dir = match (repo, &cwd) {
+        (true, Some(c)) => {
+            let dir = c.to_string_lossy().into_owned();
+            if crate::storage::repo::repo_of(&dir).is_none() {
+                return Err(msg(format!("{} is not in a git repository", shown_path(c))));
+            }
+            Some(dir)
+        }
+        _ => None,
+    };
     let mut sessions: Vec<&SessionInfo> = listing
         .sessions
         .iter()
@@ -104,15 +119,28 @@ pub fn run(
             cwd.as_deref().is_none_or(|c| {
                 *cwd_matches
                     .entry(s.cwd.as_str())
-                    .or_insert_with(|| same_cwd(&s.cwd, c))
+                    .or_insert_with(|| match &repo_dir {
+                        Some(r) => crate::storage::repo::same_repo(&s.cwd, r),
+                        None => same_cwd(&s.cwd, c),
+                    })
             })
         })
         .collect();
     let org = super::state_cmd::organise_listing(&mut sessions, archived);
     let pinned = |s: &SessionInfo| super::state_cmd::is_pinned(&org, s);
     if let Some(q) = query {
+        let sort = sort.unwrap_or_default();
         let prefixes = unique_prefix_lens(listing.sessions.iter().map(|s| s.id.as_str()));
         return list_query::print_matches(out, &sessions, &q, sort, json, &prefixes, &pinned);
+    }
+    if sort.is_some_and(|s| s.key().is_none()) {
+        return Err(msg(
+            "--sort relevance, recent and threaded order --query results: give --query \
+             (created, size and cost also sort a plain listing)",
+        ));
+    }
+    if let Some(k) = sort.and_then(|s| s.key()) {
+        sessions.sort_by(|a, b| k.compare(a, b));
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, out);
     if sessions.is_empty() {
@@ -146,7 +174,7 @@ pub fn run(
     Ok(())
 }
 
-fn report_problems(listing: &Listing) {
+pub(crate) fn report_problems(listing: &Listing) {
     let mut err = io::stderr().lock();
     for p in &listing.problems {
         let _ = writeln!(

@@ -34,13 +34,28 @@ pub enum ListSort {
     Recent,
     /// As relevance (the picker's threaded view nests forks under their parent).
     Threaded,
+    /// grove: newest created, largest file, most expensive first (also without --query).
+    Created,
+    Size,
+    Cost,
 }
 
 impl ListSort {
     pub fn order(self) -> MatchOrder {
         match self {
             ListSort::Recent => MatchOrder::Recent,
-            ListSort::Relevance | ListSort::Threaded => MatchOrder::Relevance,
+            _ => MatchOrder::Relevance,
+        }
+    }
+
+    /// The order of grove's own sorts.
+    pub fn key(self) -> Option<crate::model::stats::order::SessionKey> {
+        use crate::model::stats::order::SessionKey;
+        match self {
+            ListSort::Created => Some(SessionKey::Created),
+            ListSort::Size => Some(SessionKey::Size),
+            ListSort::Cost => Some(SessionKey::Cost),
+            ListSort::Relevance | ListSort::Recent | ListSort::Threaded => None,
         }
     }
 }
@@ -122,6 +137,9 @@ pub fn print_matches(
     } else {
         ranked_matches(sessions, &query, sort.order())
     };
+    if let Some(k) = sort.key() {
+        matches.sort_by(|a, b| k.compare(sessions[a.index], sessions[b.index]));
+    }
     // Pinned sessions first, in the order of the ranking (grove's state: `grove pin`).
     matches.sort_by_key(|m| !pinned(sessions[m.index]));
     // The entries holding each hit, read from the files (in parallel: one read per match).

@@ -24,6 +24,7 @@ mod prefix;
 pub mod resolve;
 mod rm_cmd;
 mod show_cmd;
+mod stats_cmd;
 pub mod state_cmd;
 mod stream;
 mod trash_cmd;
@@ -110,6 +111,10 @@ pub enum Command {
         #[command(subcommand)]
         action: TrashAction,
     },
+    /// Messages, tokens, cache hit rate and cost, as pi counts them, per day, project, model
+    /// or session.
+    #[command(after_help = stats_cmd::EXAMPLES)]
+    Stats(stats_cmd::StatsArgs),
     #[command(flatten)]
     Organise(state_cmd::OrganiseCommand),
 }
@@ -132,6 +137,7 @@ pub fn run(global: &GlobalArgs, command: Command, out: &mut dyn Write) -> Result
             TrashAction::List { json } => trash_cmd::list(out, json),
             TrashAction::Restore { session, json } => trash_cmd::restore(out, &session, json),
         },
+        Command::Stats(a) => stats_cmd::run(global, &roots, a, out),
         Command::Organise(c) => state_cmd::run(global, &roots, c, out),
         Command::Cache { action } => match action {
             CacheAction::Clear { json } => {

@@ -10,7 +10,10 @@ use serde_json::json;
 
 use super::error::msg;
 use super::output::{path_json, report_done, shown_path};
-use super::{CliError, GlobalArgs, resolve_session, to_json};
+use super::args::GlobalArgs;
+use super::error::CliError;
+use super::json::{escape_inert, to_json};
+use super::resolve::resolve_session;
 use crate::model::info::SessionInfo;
 use crate::storage::index::write::header_id;
 use crate::storage::roots::SessionRoot;
@@ -150,7 +153,7 @@ fn state(action: StateAction, out: &mut dyn Write) -> Result<(), CliError> {
                         &format!("state exported to {}", shown_path(&file)),
                     )?;
                 }
-                None => writeln!(out, "{}", super::escape_inert(&text))?,
+                None => writeln!(out, "{}", escape_inert(&text))?,
             }
         }
         StateAction::Import { file, json } => {

@@ -39,6 +39,9 @@ pub struct MessageFacts<'a> {
     pub text: Option<&'a str>,
     /// grove: the [`tool_call_text`] of each `toolCall` block of `content`, one a line.
     pub tools: Option<&'a str>,
+    /// `stopReason` and the model (`responseModel`, else `model`) when strings.
+    pub stop_reason: Option<&'a str>,
+    pub model: Option<&'a str>,
 }
 
 /// Everything [`InfoBuilder`] reads from one entry. Built from a parsed [`Entry`]
@@ -115,6 +118,8 @@ impl<'a> EntryFacts<'a> {
                     has_content: m.contains_key("content"),
                     text: text_buf.as_deref(),
                     tools: None,
+                    stop_reason: str_of(m.get("stopReason")),
+                    model: str_of(m.get("responseModel")).or(str_of(m.get("model"))),
                 }
             })
         };

@@ -41,6 +41,12 @@ pub struct SessionInfo {
     pub summary: Option<String>,
     pub total_tokens: u64,
     pub cost: f64,
+    /// grove: the last assistant message's `stopReason` (file order): how the last turn ended.
+    #[serde(default)]
+    pub last_stop_reason: Option<String>,
+    /// grove: the last assistant message's model (`responseModel`, else `model`).
+    #[serde(default)]
+    pub model: Option<String>,
     pub parse_issues: u64,
     /// The first line that looked torn or broken, if any (for a clear message).
     pub first_issue: Option<String>,
@@ -145,6 +151,11 @@ pub struct InfoBuilder {
     /// grove: the tool calls gathered so far (what [`SessionInfo::tool_text`] will be).
     #[serde(default)]
     tools: String,
+    /// grove: the last assistant message's stop reason and model.
+    #[serde(default)]
+    last_stop_reason: Option<String>,
+    #[serde(default)]
+    last_model: Option<String>,
 }
 
 impl InfoBuilder {
@@ -235,6 +246,8 @@ impl InfoBuilder {
                 self.summary = Some((summary, through));
                 self.summary_retired = false;
             }
+            // pi 1.6.0's side work: in pi's session totals since 0.81.
+            EntryKind::Usage => self.add_usage(e.usage),
             EntryKind::ContextCompaction | EntryKind::ContextWindowChange => {
                 self.atomic_markers = true;
             }
@@ -257,6 +270,10 @@ impl InfoBuilder {
         let role = m.role;
         if matches!(role, Some("assistant" | "toolResult")) {
             self.add_usage(m.usage);
+        }
+        if role == Some("assistant") {
+            self.last_stop_reason = m.stop_reason.map(str::to_owned);
+            self.last_model = m.model.map(str::to_owned);
         }
         if !matches!(role, Some("user" | "assistant")) {
             return;
@@ -404,6 +421,8 @@ impl InfoBuilder {
             summary,
             total_tokens: self.total_tokens,
             cost: self.cost,
+            last_stop_reason: self.last_stop_reason.clone(),
+            model: self.last_model.clone(),
             parse_issues,
             first_issue,
             all_messages_text: texts,

@@ -12,5 +12,6 @@ pub mod parse;
 pub mod render;
 pub mod scan;
 pub mod search;
+pub mod stats;
 pub mod transcript;
 pub mod tree;

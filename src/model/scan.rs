@@ -81,6 +81,9 @@ struct LiteMessage<'a> {
     has_content: bool,
     text: Option<Cow<'a, str>>,
     tools: Option<String>,
+    stop_reason: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    response_model: Option<Cow<'a, str>>,
 }
 
 impl LiteEntry<'_> {
@@ -94,6 +97,8 @@ impl LiteEntry<'_> {
                 has_content: m.has_content,
                 text: m.text.as_deref(),
                 tools: m.tools.as_deref(),
+                stop_reason: m.stop_reason.as_deref(),
+                model: m.response_model.as_deref().or(m.model.as_deref()),
             }),
             _ => None,
         };

@@ -95,6 +95,8 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         keymap,
         palette,
         problems: setup_problems,
+        columns,
+        families_folded,
     } = Setup::from_config(&config, no_color_env());
     problems.extend(setup_problems);
     let roots = global.roots().wrap_err("cannot find the session folders")?;
@@ -110,10 +112,15 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         searched: crate::app::first_run::searched_summary(&roots, home.as_deref()),
         home,
         enter: config.enter,
+        columns,
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);
     state.notices.extend(Notice::config_problems(problems));
+    state.picker.families.folded_by_default = families_folded;
+    state.picker.current_repo = current_dir
+        .as_deref()
+        .and_then(|d| crate::storage::repo::repo_of(&d.to_string_lossy()));
     // The demo's sessions live in made-up folders: show them all.
     if global.all || global.demo {
         state.picker.scope = Scope::All;

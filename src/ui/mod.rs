@@ -14,6 +14,7 @@ pub mod preview;
 pub mod rendered;
 pub mod resume_offer;
 pub mod session_view;
+pub mod stats_view;
 pub mod styled;
 pub mod theme;
 pub mod transcript_pane;
@@ -49,6 +50,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::Normal | Mode::Deleting { .. } | Mode::TrashingMarked { .. } => {}
         Mode::ConfirmTrashMarked { .. } => marks::draw_confirm_trash_marked(frame, area, state),
         Mode::Bookmarks(ref s) => bookmarks::draw_bookmarks(frame, area, state, s),
+        Mode::Stats { scroll } => stats_view::draw(frame, area, state, scroll),
         _ => dialogs::draw_dialog(frame, area, state),
     }
     if let Some(n) = state.notices.popup() {

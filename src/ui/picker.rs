@@ -15,7 +15,7 @@ use crate::app::state::{AppState, Mode, NameFilter, Row, Scope, StatusKind};
 use crate::text::sanitize::{sanitize_line, truncate_width};
 use crate::ui::theme::Theme;
 
-use crate::app::format::{format_age, shorten_home, truncate_left};
+use crate::app::format::{shorten_home, truncate_left};
 use crate::app::layout::{list_window_start, picker_layout};
 
 /// Draws the picker into `area`.
@@ -101,16 +101,21 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     } else {
         ("Current", "All")
     };
-    let (on_cur, on_all) = match p.scope {
-        Scope::Current => ("◉ ", "○ "),
-        Scope::All => ("○ ", "◉ "),
-    };
+    let dot = |s: Scope| if p.scope == s { "◉ " } else { "○ " };
     let scope_style = |active: bool| if active { t.accent } else { t.muted };
     right.push(Span::styled(
-        format!("{on_cur}{cur}"),
+        format!("{}{cur}", dot(Scope::Current)),
         scope_style(p.scope == Scope::Current),
     ));
     right.push(Span::styled(" | ", t.muted));
+    if p.current_repo.is_some() {
+        right.push(Span::styled(
+            format!("{}Repo", dot(Scope::Repo)),
+            scope_style(p.scope == Scope::Repo),
+        ));
+        right.push(Span::styled(" | ", t.muted));
+    }
+    let on_all = dot(Scope::All);
     right.push(Span::styled(
         format!("{on_all}{all}"),
         scope_style(p.scope == Scope::All),
@@ -139,6 +144,7 @@ fn title_line(state: &AppState, width: u16) -> Line<'static> {
     let title = match (p.scope, wide) {
         (Scope::Current, true) => format!("{verb} Session (Current Folder)"),
         (Scope::All, true) => format!("{verb} Session (All)"),
+        (Scope::Repo, true) => format!("{verb} Session (Current Repository)"),
         (_, false) => format!("{verb} Session"),
     };
     let left_room = (width as usize).saturating_sub(right_w + 1);
@@ -278,6 +284,12 @@ fn empty_message(state: &AppState) -> Line<'static> {
         (NameFilter::Named, Scope::Current) => format!(
             "  No named sessions in current folder. Press {named} to show all, or {scope} to view all."
         ),
+        (NameFilter::Named, Scope::Repo) => {
+            format!("  No named sessions in this repository. Press {named} to show all.")
+        }
+        (NameFilter::All, Scope::Repo) => {
+            format!("  No sessions in this repository. Press {scope} to view all.")
+        }
         (NameFilter::Named, Scope::All) => {
             format!("  No named sessions found. Press {named} to show all.")
         }
@@ -335,11 +347,20 @@ pub(crate) fn row_line(
         right_parts
             .push(truncate_left(&sanitize_line(&shorten_home(&path, home)), limit).into_owned());
     }
+    // The repository scope: which worktree's branch the session ran on.
+    if p.scope == Scope::Repo
+        && let Some(b) = &rec.branch
+    {
+        right_parts.push(format!("[{}]", truncate_left(&sanitize_line(b), limit)));
+    }
     let mut cwd_shown = None;
-    if p.scope == Scope::All && !info.cwd.is_empty() {
+    if matches!(p.scope, Scope::All | Scope::Repo) && !info.cwd.is_empty() {
         let cwd = truncate_left(&sanitize_line(&shorten_home(&info.cwd, home)), limit).into_owned();
         cwd_shown = Some(cwd.clone());
         right_parts.push(cwd);
+    }
+    if let Some(n) = p.families.hidden_under.get(&row.record) {
+        right_parts.push(format!("+{n}"));
     }
     // A session only grove's tool-call search found: say so (pi would not list it).
     if p.search
@@ -349,11 +370,13 @@ pub(crate) fn row_line(
     {
         right_parts.push("tool hit".to_owned());
     }
-    right_parts.push(format!(
-        "{:>3} {:>3}",
-        info.message_count,
-        format_age(now_ms, info.modified_ms)
-    ));
+    let cells: Vec<String> = state
+        .options
+        .columns
+        .iter()
+        .map(|c| c.cell(info, now_ms))
+        .collect();
+    right_parts.push(cells.join(" "));
     let markers = super::marks::row_markers(state, row.record, t);
     let prefix_w = row.prefix.width() + markers.iter().map(|s| s.content.width()).sum::<usize>();
     // Drop the optional columns before squeezing the title under 10 columns.

@@ -56,6 +56,8 @@ pub fn info(id: &str, first: &str, cwd: &str, ago: i64, messages: u64) -> Sessio
         summary: None,
         total_tokens: 12_345,
         cost: 0.12,
+        last_stop_reason: Some("stop".into()),
+        model: Some("claude-sonnet-4-5".into()),
         parse_issues: 0,
         first_issue: None,
         all_messages_text: format!("{first} and the assistant answered"),

@@ -160,10 +160,14 @@ impl<'a> Cursor<'a> {
             let (mut role, mut ts, mut usage) = (None, None, None);
             let mut content: Option<Option<Cow<'a, str>>> = None;
             let mut tools = None;
+            let (mut stop, mut model, mut response_model) = (None, None, None);
             c.object(|c, k| match k {
                 "role" => once(&mut role, c.str_value()?),
                 "timestamp" => once(&mut ts, c.num_value()?),
                 "usage" => once(&mut usage, c.usage()?),
+                "stopReason" => once(&mut stop, c.str_value()?),
+                "model" => once(&mut model, c.str_value()?),
+                "responseModel" => once(&mut response_model, c.str_value()?),
                 "content" => {
                     // Text is only listed for user and assistant messages: once the role is
                     // known to be another (pi writes it first), the content is only validated.
@@ -187,6 +191,9 @@ impl<'a> Cursor<'a> {
                 has_content: content.is_some(),
                 text: content.flatten(),
                 tools,
+                stop_reason: stop.flatten(),
+                model: model.flatten(),
+                response_model: response_model.flatten(),
             }))
         })
     }
@@ -208,7 +215,10 @@ impl<'a> Cursor<'a> {
             };
             let wants = |k: EntryKind| kind.is_none_or(|kind| kind == k);
             let wants_usage = kind.is_none_or(|kind| {
-                matches!(kind, EntryKind::Compaction | EntryKind::BranchSummary)
+                matches!(
+                    kind,
+                    EntryKind::Compaction | EntryKind::BranchSummary | EntryKind::Usage
+                )
             });
             match k {
                 "type" => {

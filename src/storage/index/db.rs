@@ -19,7 +19,7 @@ use super::row::{SELECT_ROWS, agent_code, read_row, row_hash};
 /// The cache file in the cache folder.
 pub const DB_FILE: &str = "index.sqlite3";
 /// `PRAGMA user_version` of the schema below.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Files of the hand-written index grove used before (removed when the database is created).
@@ -62,6 +62,12 @@ const MIGRATIONS: &[&str] = &[
         data BLOB NOT NULL,
         PRIMARY KEY(session, seq)
     ) WITHOUT ROWID;",
+    // 1 -> 2: the last turn's stop reason and model; every row is read again (no stored state
+    // to resume from: the cost now counts `usage` entries too).
+    "ALTER TABLE sessions ADD COLUMN last_stop_reason TEXT;
+    ALTER TABLE sessions ADD COLUMN model TEXT;
+    UPDATE sessions SET state = NULL, row_hash = 0;
+    DELETE FROM state_nodes;",
 ];
 const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
 
@@ -389,7 +395,7 @@ impl Db {
                 has_name = ?22, workflow = ?23, summary = ?24, total_tokens = ?25, cost = ?26,
                 parse_issues = ?27, first_issue = ?28, text_len = ?29, torn_text = ?30,
                 state = ?31, resume_offset = ?32, tail_hash = ?33, row_hash = ?34,
-                tool_text = ?35
+                tool_text = ?35, last_stop_reason = ?36, model = ?37
              WHERE id = ?1",
             params![
                 id,
@@ -439,6 +445,8 @@ impl Db {
                     row.tail_hash,
                 ) as i64,
                 info.map_or("", |i| i.tool_text.as_str()),
+                info.and_then(|i| i.last_stop_reason.as_ref()),
+                info.and_then(|i| i.model.as_ref()),
             ],
         )?;
         Ok(Some(written))

@@ -184,6 +184,8 @@ pub(crate) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(PathBuf, Row)
             summary: r.get(23)?,
             total_tokens: r.get::<_, i64>(24)? as u64,
             cost: r.get(25)?,
+            last_stop_reason: r.get(36)?,
+            model: r.get(37)?,
             parse_issues: r.get::<_, i64>(26)? as u64,
             first_issue: r.get(27)?,
             all_messages_text: String::new(),
@@ -236,7 +238,8 @@ pub(crate) const SELECT_ROWS: &str =
     problem, info_id, cwd, name, parent_session_path, created_ms, modified_ms, message_count,
     first_message, version, entry_count, leaf_count, label_count, has_name, workflow, summary,
     total_tokens, cost, parse_issues, first_issue, detected_agent, text_len, torn_text,
-    state IS NOT NULL, resume_offset, tail_hash, row_hash, tool_text FROM sessions";
+    state IS NOT NULL, resume_offset, tail_hash, row_hash, tool_text, last_stop_reason, model
+    FROM sessions";
 
 /// The hash of a row's fields, stored with it: a row damaged on disk (a flipped bit in a
 /// name, a count) reads as not intact and is rescanned.
@@ -286,6 +289,7 @@ pub(crate) fn row_hash(
         )
             .hash(&mut h);
         (i.parse_issues, &i.first_issue, &i.tool_text).hash(&mut h);
+        (&i.last_stop_reason, &i.model).hash(&mut h);
         if let Some(w) = &i.workflow {
             (&w.run_id, &w.stage_id, &w.stage_name).hash(&mut h);
         }

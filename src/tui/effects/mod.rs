@@ -52,6 +52,7 @@ pub(crate) struct Runner {
     hits: Slot,
     follow: Slot,
     threads: Slot,
+    stats: Slot,
     refresh: Arc<KeyedSlots<PathBuf>>,
     opening: Option<Opening>,
     write_tx: Option<Sender<WriteJob>>,
@@ -84,6 +85,7 @@ impl Runner {
             hits: Slot::default(),
             follow: Slot::default(),
             threads: Slot::default(),
+            stats: Slot::default(),
             refresh: Arc::default(),
             opening: None,
             write_tx: Some(write_tx),
@@ -104,6 +106,7 @@ impl Runner {
             Job::Hits => &self.hits,
             Job::Follow => &self.follow,
             Job::Threads => &self.threads,
+            Job::Stats => &self.stats,
         }
     }
 
@@ -235,6 +238,15 @@ impl Runner {
                 execute_search(&req, &|| ticket.is_cancelled()).map(|matches| Event::SearchResult {
                     generation,
                     matches,
+                })
+            }),
+            Effect::LoadStats(req) => self.latest(Job::Stats, move |ticket| {
+                let cancelled = || ticket.is_cancelled();
+                let (report, _) =
+                    crate::storage::stats::report_over(&req.sessions, req.by, None, &cancelled);
+                (!ticket.is_cancelled()).then(|| Event::StatsReady {
+                    generation: req.generation,
+                    report: Box::new(report),
                 })
             }),
             Effect::LoadPreview { path, agent } => self.load_preview(path, agent),
@@ -432,6 +444,7 @@ impl Runner {
             Job::Hits,
             Job::Follow,
             Job::Threads,
+            Job::Stats,
         ] {
             self.slot(job).cancel();
         }

@@ -36,6 +36,7 @@ pub(crate) enum Job {
     Follow,
     /// Threaded rows of a long list.
     Threads,
+    Stats,
 }
 
 /// How the browser ended.
