@@ -61,6 +61,8 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawPicker {
     enter: Option<EnterAction>,
+    columns: Option<Vec<String>>,
+    families: Option<String>,
 }
 
 /// What Enter does on a session in the picker (`[picker] enter`).
@@ -72,8 +74,6 @@ pub enum EnterAction {
     View,
     /// Resume the session in its agent, as pi's `/resume` does.
     Resume,
-    columns: Option<Vec<String>>,
-    families: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

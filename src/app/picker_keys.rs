@@ -216,21 +216,21 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
                 Action::UnfoldFamily => Some(false),
                 _ => None,
             };
-            let Some(row) = picker.rows.get(picker.selected) else {
+            let Some(row) = state.picker.rows.get(state.picker.selected) else {
                 return;
             };
             let index = row.record;
-            let Some(rec) = picker.records.get(index).cloned() else {
+            let Some(rec) = state.picker.records.get(index).cloned() else {
                 return;
             };
-            if picker.families.set_folded(&rec, index, fold) {
-                picker.rebuild_rows();
+            if state.picker.families.set_folded(&rec, index, fold) {
+                state.picker.rebuild_rows();
             }
         }
         Action::HideChildren => {
-            picker.families.hide_children = !picker.families.hide_children;
-            picker.rebuild_rows();
-            let text = if picker.families.hide_children {
+            state.picker.families.hide_children = !state.picker.families.hide_children;
+            state.picker.rebuild_rows();
+            let text = if state.picker.families.hide_children {
                 "Child sessions hidden"
             } else {
                 "Child sessions shown"

@@ -7,12 +7,12 @@ use std::io::{self, Write};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::error::msg;
-use super::output::{path_json, report_done};
-use super::state_cmd::{session_key, state_error};
 use super::error::CliError;
+use super::error::msg;
 use super::json::to_json;
+use super::output::{path_json, report_done};
 use super::resolve::{load_for_display, resolve_entry};
+use super::state_cmd::{session_key, state_error};
 use crate::app::bookmarks::{Bookmark, attach_meta, collect_bookmarks};
 use crate::model::entry::format_iso_ms;
 use crate::storage::index::{Index, ListOptions};

@@ -263,6 +263,8 @@ mod tests {
             summary: Some(String::new()),
             total_tokens: 12,
             cost: 0.1 + 0.2,
+            last_stop_reason: Some("length".into()),
+            model: Some("m\u{1b}".into()),
             parse_issues: 4,
             first_issue: Some("line 2".into()),
             all_messages_text: "not listed".into(),

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::error::msg;
-use super::output::{path_json, report_done, shown_path};
 use super::args::GlobalArgs;
 use super::error::CliError;
+use super::error::msg;
 use super::json::{escape_inert, to_json};
+use super::output::{path_json, report_done, shown_path};
 use super::resolve::resolve_session;
 use crate::model::info::SessionInfo;
 use crate::storage::index::write::header_id;

@@ -76,8 +76,8 @@ pub(super) fn open_leaf_first(
         return None;
     }
     let first = load_leaf_branch(path, LeafOptions::default()).ok()?;
-    let mut view =
-        SessionViewState::new(path.to_owned(), first.session, agent, viewport).with_home(home.clone());
+    let mut view = SessionViewState::new(path.to_owned(), first.session, agent, viewport)
+        .with_home(home.clone());
     view.export_dir = std::env::current_dir().ok();
     Some(Box::new(view))
 }
