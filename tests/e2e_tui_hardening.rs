@@ -334,7 +334,7 @@ fn browsing_never_changes_a_byte() {
         tmux.keys(g, &["Tab"]);
     }
     // Sort, named-only, path and preview toggles, each all the way round.
-    for (key, cycle) in [("C-s", 3), ("C-n", 2), ("C-p", 2), ("C-t", 2)] {
+    for (key, cycle) in [("C-s", 6), ("C-n", 2), ("C-p", 2), ("C-t", 2)] {
         for _ in 0..cycle {
             tmux.keys(g, &[key]);
         }
