@@ -266,6 +266,9 @@ fn the_view_follows_a_growing_session() {
     t.text("alpha");
     t.wait("the search", |s| s.contains("1/1"));
     t.keys(&["Enter"]);
+    // Opened on the search hit (the first message): go to the leaf, the entry that follows.
+    t.wait_for("Tree (");
+    t.keys(&["End"]);
     t.wait_for("Tree (2/2)");
     append(
         &t.session("a"),

@@ -145,7 +145,7 @@ fn bulk_trash_and_one_undo_on_disk_then_pin() {
         "tmux: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    tmux.wait_for("Resume Session");
+    tmux.wait_for("View Session");
     wait_until("the scan to finish", || !tmux.screen().contains("Loading"));
 
     // Mark the first two rows; one confirmation names both.

@@ -137,10 +137,10 @@ fn pins_come_first_and_archive_hides_without_touching_a_session_file() {
         found[..pins_found].iter().all(|i| *i == a || *i == b),
         "{found:?}"
     );
-    // The plain listing too.
+    // The plain listing too (under its header line).
     let plain = sb.ok(&["list", "--all"]);
     assert!(
-        plain.lines().next().unwrap().starts_with(&a[..8]),
+        plain.lines().nth(1).unwrap().starts_with(&a[..8]),
         "{plain}"
     );
 

@@ -12,7 +12,7 @@ use super::error::msg;
 use super::json::to_json;
 use super::output::{path_json, report_done};
 use super::resolve::{load_for_display, resolve_entry};
-use super::state_cmd::{session_key, state_error};
+use super::resolve::{session_key, state_error};
 use crate::app::bookmarks::{Bookmark, attach_meta, collect_bookmarks};
 use crate::model::entry::format_iso_ms;
 use crate::storage::index::{Index, ListOptions};
@@ -28,6 +28,7 @@ pub struct BookmarksArgs {
     /// (`#tag` matches a tag).
     #[arg(long, value_name = "Q")]
     pub query: Option<String>,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -35,10 +36,13 @@ pub struct BookmarksArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum BookmarksAction {
     /// Set a bookmark's note (an empty TEXT clears it) and add or remove tags.
+    #[command(after_help = NOTE_EXAMPLES)]
     Note {
+        /// The session: a path, id, unique id prefix or exact name.
         session: String,
         /// The labelled entry: its id or a unique prefix.
         entry: String,
+        /// The note (`#words` in it are tags); empty clears it, absent keeps it.
         text: Option<String>,
         /// Add a tag (repeatable).
         #[arg(long = "tag", value_name = "TAG")]
@@ -46,10 +50,16 @@ pub enum BookmarksAction {
         /// Remove a tag (repeatable).
         #[arg(long = "untag", value_name = "TAG")]
         untags: Vec<String>,
+        /// Print JSON instead of a sentence.
         #[arg(long)]
         json: bool,
     },
 }
+
+const NOTE_EXAMPLES: &str = "\
+Examples:
+  grove bookmarks note 01973299 a1b2 'the fix that worked #auth'
+  grove bookmarks note 01973299 a1b2 --tag later --untag auth";
 
 pub fn run(
     roots: &[SessionRoot],

@@ -34,9 +34,11 @@ pub enum ListSort {
     Recent,
     /// As relevance (the picker's threaded view nests forks under their parent).
     Threaded,
-    /// grove: newest created, largest file, most expensive first (also without --query).
+    /// grove: newest created first (also without --query).
     Created,
+    /// grove: largest file first (also without --query).
     Size,
+    /// grove: most expensive first (also without --query).
     Cost,
 }
 

@@ -188,3 +188,22 @@ pub(crate) fn leaf_choice<'a>(
         }
     }
 }
+
+pub(crate) fn state_error(e: crate::storage::state::StateError) -> CliError {
+    super::error::msg(e.to_string())
+}
+
+/// A session argument resolved like every other command's, with the id its file says.
+pub(crate) fn session_key(
+    roots: &[SessionRoot],
+    arg: &str,
+    no_cache: bool,
+) -> Result<crate::storage::state::SessionKey, CliError> {
+    let (path, agent) = resolve_session(roots, arg, no_cache)?;
+    // The id the listing and the picker know the session by (the header's, read from the file).
+    let id = match crate::storage::index::write::header_id(&path) {
+        Some(id) => id,
+        None => crate::storage::read::scan_info(&path, agent)?.id,
+    };
+    Ok(crate::storage::state::SessionKey::new(id, path))
+}

@@ -13,25 +13,28 @@ use super::error::CliError;
 use super::error::msg;
 use super::json::{escape_inert, to_json};
 use super::output::{path_json, report_done, shown_path};
-use super::resolve::resolve_session;
+use super::resolve::{session_key, state_error};
 use crate::model::info::SessionInfo;
-use crate::storage::index::write::header_id;
 use crate::storage::roots::SessionRoot;
 use crate::storage::state::backup::read_backup;
-use crate::storage::state::{Flag, SessionKey, StateDb, StateError, StateSnapshot, db_path};
+use crate::storage::state::{Flag, StateDb, StateSnapshot, db_path};
 use crate::text::sanitize::sanitize_line;
 
 /// The organising subcommands (flattened into the top-level command list).
 #[derive(Debug, Clone, Subcommand)]
 pub enum OrganiseCommand {
     /// Pin sessions: they come first in every list, sort and scope.
+    #[command(after_help = PIN_EXAMPLES)]
     Pin(Sessions),
     /// Unpin sessions.
+    #[command(after_help = PIN_EXAMPLES)]
     Unpin(Sessions),
     /// Archive sessions: they leave the default lists (`grove list --archived` shows them).
     /// Nothing moves on disk.
+    #[command(after_help = ARCHIVE_EXAMPLES)]
     Archive(Sessions),
     /// Bring archived sessions back into the default lists.
+    #[command(after_help = ARCHIVE_EXAMPLES)]
     Unarchive(Sessions),
     /// grove's state database (pins, archive marks, bookmark notes): back it up, restore it.
     State {
@@ -47,9 +50,26 @@ pub struct Sessions {
     /// Sessions: paths, ids, unique id prefixes or exact names.
     #[arg(required = true)]
     pub sessions: Vec<String>,
+    /// Print JSON instead of a sentence.
     #[arg(long)]
     pub json: bool,
 }
+
+const PIN_EXAMPLES: &str = "\
+Examples:
+  grove pin 01973299            pin a session (by id prefix, path or name)
+  grove unpin 01973299 'auth'   unpin two sessions";
+
+const ARCHIVE_EXAMPLES: &str = "\
+Examples:
+  grove archive 01973299        hide a session from the default lists (nothing moves)
+  grove list --archived         the archived sessions
+  grove unarchive 01973299      bring it back";
+
+const IMPORT_EXAMPLES: &str = "\
+Examples:
+  grove state export -o grove-state.json   back up pins, archive marks and notes
+  grove state import grove-state.json      merge a backup into this machine's state";
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum StateAction {
@@ -60,17 +80,16 @@ pub enum StateAction {
         output: Option<PathBuf>,
     },
     /// Merge a JSON export into the state (each entry replaces the one with its key).
+    #[command(after_help = IMPORT_EXAMPLES)]
     Import {
+        /// The file written by `grove state export`.
         file: PathBuf,
+        /// Print JSON instead of a sentence.
         #[arg(long)]
         json: bool,
     },
     /// Print where the state database is.
     Path,
-}
-
-pub(crate) fn state_error(e: StateError) -> CliError {
-    msg(e.to_string())
 }
 
 /// Runs an organising subcommand.
@@ -113,21 +132,6 @@ pub fn run(
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// A session argument resolved like every other command's, with the id its file says.
-pub(crate) fn session_key(
-    roots: &[SessionRoot],
-    arg: &str,
-    no_cache: bool,
-) -> Result<SessionKey, CliError> {
-    let (path, agent) = resolve_session(roots, arg, no_cache)?;
-    // The id the listing and the picker know the session by (the header's, read from the file).
-    let id = match header_id(&path) {
-        Some(id) => id,
-        None => crate::storage::read::scan_info(&path, agent)?.id,
-    };
-    Ok(SessionKey::new(id, path))
 }
 
 fn state(action: StateAction, out: &mut dyn Write) -> Result<(), CliError> {

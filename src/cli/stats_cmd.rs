@@ -29,10 +29,14 @@ Examples:
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
 pub enum ByArg {
+    /// One row per UTC calendar day.
     #[default]
     Day,
+    /// One row per project (the session's cwd).
     Project,
+    /// One row per provider/model.
     Model,
+    /// One row per session.
     Session,
 }
 
@@ -58,6 +62,7 @@ pub struct StatsArgs {
     /// Only the sessions of this directory (default: every session).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }

@@ -142,8 +142,10 @@ pub fn label(
         .filter(|t| !t.is_empty() && !clear);
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-    if label.is_none() {
-        // Clearing needs the current labels (the index holds only ids): read the file.
+    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= NO_OP_CHECK_MAX_BYTES);
+    if label.is_none() && small {
+        // Clearing needs the current labels (the index holds only ids): read a small file
+        // (a large one is not loaded whole; clearing an unset label there writes a no-op).
         let s = load_for_write(&path)?;
         let current = s
             .tree
@@ -245,6 +247,9 @@ fn checkout_destination(s: &Session, target: usize) -> Option<usize> {
     }
 }
 
+/// Files up to this size are read whole to tell a no-op check-out.
+const NO_OP_CHECK_MAX_BYTES: u64 = 4 << 20;
+
 /// `grove checkout`.
 pub fn checkout(
     global: &GlobalArgs,
@@ -256,19 +261,24 @@ pub fn checkout(
     let (path, agent) = resolve_session(roots, &args.session, no_cache)?;
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &args.entry)?;
-    // Where the session resumes now needs the tree (the index holds only ids): read the file.
-    let s = load_for_write(&path)?;
-    if let Some(t) = s.tree.index_of(&target)
-        && checkout_destination(&s, t) == resumes_from(&s)
-    {
-        let why = format!(
-            "{} already resumes from there (entry {})",
-            shown_path(&path),
-            sanitize_line(&target)
-        );
-        return report_unchanged(out, &path, &why, args.json);
+    // Where the session resumes now needs the tree (the index holds only ids): read the file,
+    // but only a small one. A large file is not loaded whole for this (memory is bounded by
+    // what the write needs); a check-out to where it already resumes then writes its line,
+    // which changes nothing for pi or Atomic.
+    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= NO_OP_CHECK_MAX_BYTES);
+    if small {
+        let s = load_for_write(&path)?;
+        if let Some(t) = s.tree.index_of(&target)
+            && checkout_destination(&s, t) == resumes_from(&s)
+        {
+            let why = format!(
+                "{} already resumes from there (entry {})",
+                shown_path(&path),
+                sanitize_line(&target)
+            );
+            return report_unchanged(out, &path, &why, args.json);
+        }
     }
-    drop(s);
     let (a, how) = append_indexed(
         &mut index,
         &path,
