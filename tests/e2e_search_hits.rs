@@ -1,6 +1,7 @@
 //! End to end, the real binary in tmux: a phrase found only in an assistant message shows its
 //! snippet at the top of the preview and Enter lands on that entry; a bash command found only
-//! in a tool call is found, marked as a tool-call hit, and Enter lands on the tool call.
+//! in a tool call is found, marked as a tool-call hit, and Enter lands on the tool call; `r`
+//! on an entry that is not the leaf offers the check-out first.
 //! tmux is required: without it the test fails under `CI=true`, else it says so and passes.
 
 use std::path::{Path, PathBuf};
@@ -247,6 +248,19 @@ fn a_hit_shows_its_snippet_and_enter_lands_on_its_entry() {
         s.contains("We follow the quokka crossing protocol at every junction."),
         "{s}"
     );
+
+    // `r` on this entry, which is not the leaf: grove offers to check it out first, and "no"
+    // writes nothing.
+    let a_file = sessions
+        .join("--home-u-code-app--")
+        .join("2026-11-29T10-00-00-000Z_a1.jsonl");
+    let before = std::fs::read(&a_file).unwrap();
+    tmux.keys(&["r"]);
+    let s = tmux.wait_for("Resume here?");
+    assert!(s.contains("enter yes"), "{s}");
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(std::fs::read(&a_file).unwrap(), before, "declining wrote");
 
     // Back to the picker; a bash command only in a tool call.
     tmux.keys(&["Escape"]);
