@@ -56,8 +56,9 @@ pub fn find_preview_hits(
     let session =
         load_session_cancellable(path, SlimMode::Auto, cancelled).map_err(|e| e.to_string())?;
     let mut hits = content_hits(query, session.entries(), PREVIEW_HITS);
-    // Two words of one short text give two hits with the same snippet: show it once.
-    hits.dedup_by(|b, a| a.entry_id == b.entry_id && a.tool == b.tool && a.snippet == b.snippet);
+    // Several words (or a phrase and its words) in one text give several hits of one entry,
+    // cut around each: the preview shows each entry once, at its first hit.
+    hits.dedup_by(|b, a| a.entry_id == b.entry_id && a.tool == b.tool);
     Ok(hits
         .into_iter()
         .map(|hit| {
