@@ -65,12 +65,14 @@ def start_grove(sock, work, binary, mode, cache):
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     pid = int(tmux(sock, "display-message", "-p", "-t", "g", "#{pane_pid}").stdout.strip())
-    loaded, _ = wait(sock, lambda s: "Resume Session" in s and "Loading" not in s)
+    loaded, _ = wait(sock, lambda s: ("Resume Session" in s or "View Session" in s) and "Loading" not in s)
     return pid, loaded
 
 
 def stop(sock):
     tmux(sock, "kill-server")
+    # A new server on the same socket right away can fail ("server exited unexpectedly").
+    time.sleep(1.0)
 
 
 def append_message(path, text):
