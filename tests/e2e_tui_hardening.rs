@@ -31,6 +31,10 @@ fn tmux_available() -> bool {
     if Command::new("tmux").arg("-V").output().is_ok() {
         return true;
     }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "tmux is required for this test under CI"
+    );
     eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
     false
 }
