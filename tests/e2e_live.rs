@@ -7,141 +7,66 @@
 //! Needs tmux: under `CI=true` a missing tmux fails the test; elsewhere it is skipped with a
 //! notice.
 
+mod common;
+
 use std::io::Write;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::tmux::{Tmux, quote, sandbox_env};
 
 fn tmux_available() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok();
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "tmux is needed for the live end-to-end tests (CI=true)"
-        );
-        eprintln!("NOTICE: tmux is not installed; skipping the live end-to-end test");
-    }
-    ok
+    common::tmux::tmux_available("the live end-to-end tests")
 }
 
-struct Tmux {
-    socket: String,
+/// grove in tmux on `root/s` (one folder `--w--`), with HOME and the XDG folders under `root`.
+struct Live {
+    tmux: Tmux,
     _dir: tempfile::TempDir,
     root: PathBuf,
 }
 
-impl Tmux {
-    /// grove on `root/s` (one folder `--w--`), with HOME and the XDG folders under `root`.
-    fn start(name: &str, watch: &str) -> Tmux {
+impl Deref for Live {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.tmux
+    }
+}
+
+impl Live {
+    fn start(name: &str, watch: &str) -> Live {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
-        for d in ["home", "config", "data", "cache", "s/--w--"] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        let t = Tmux {
-            socket: format!("grove-live-{name}-{}", std::process::id()),
-            _dir: dir,
-            root,
-        };
+        std::fs::create_dir_all(root.join("s/--w--")).unwrap();
+        let session = |name: &str| root.join(format!("s/--w--/{name}.jsonl"));
         write_session(
-            &t.session("a"),
+            &session("a"),
             "aaaa1111",
             &["alpha question", "alpha answer"],
         );
         write_session(
-            &t.session("b"),
+            &session("b"),
             "bbbb2222",
             &["bravo question", "bravo answer"],
         );
-        let q = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
         let command = format!(
-            "env HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
-             GROVE_CONFIG= GROVE_WATCH={watch} TERM=xterm-256color {bin} --session-dir {s} --all",
-            home = q(&t.root.join("home")),
-            config = q(&t.root.join("config")),
-            data = q(&t.root.join("data")),
-            cache = q(&t.root.join("cache")),
-            bin = q(Path::new(env!("CARGO_BIN_EXE_grove"))),
-            s = q(&t.root.join("s")),
+            "{env} GROVE_WATCH={watch} {bin} --session-dir {s} --all",
+            env = sandbox_env(&root),
+            bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
+            s = quote(root.join("s")),
         );
-        let out = t.cmd(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "grove",
-            "-x",
-            "120",
-            "-y",
-            "30",
-            &command,
-        ]);
-        assert!(out.status.success(), "tmux: {:?}", out);
-        t
+        let tmux = Tmux::start(&format!("live-{name}"), 120, 30, &command)
+            .with_timeout(Duration::from_secs(20));
+        Live {
+            tmux,
+            _dir: dir,
+            root,
+        }
     }
 
     fn session(&self, name: &str) -> PathBuf {
         self.root.join(format!("s/--w--/{name}.jsonl"))
-    }
-
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn text(&self, text: &str) {
-        self.cmd(&["send-keys", "-t", "grove", "-l", text]);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    /// Waits until the screen satisfies `cond`.
-    fn wait(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let s = self.screen();
-            if cond(&s) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        self.wait(needle, |s| s.contains(needle))
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let socket = self
-            .cmd(&["display-message", "-p", "#{socket_path}"])
-            .stdout;
-        let _ = self.cmd(&["kill-server"]);
-        let socket = String::from_utf8_lossy(&socket).trim().to_owned();
-        if !socket.is_empty() {
-            let _ = std::fs::remove_file(socket);
-        }
     }
 }
 
@@ -198,7 +123,7 @@ fn row<'a>(screen: &'a str, title: &str) -> Option<&'a str> {
 }
 
 fn picker_follows(watch: &str) {
-    let t = Tmux::start(watch, watch);
+    let t = Live::start(watch, watch);
     t.wait("both sessions", |s| {
         row(s, "alpha question").is_some() && row(s, "bravo question").is_some()
     });
@@ -264,7 +189,7 @@ fn the_view_follows_a_growing_session() {
     if !tmux_available() {
         return;
     }
-    let t = Tmux::start("view", "notify");
+    let t = Live::start("view", "notify");
     t.wait_for("alpha question");
     t.text("alpha");
     t.wait("the search", |s| s.contains("1/1"));
@@ -299,7 +224,7 @@ fn the_refresh_key_reads_the_list_again() {
     if !tmux_available() {
         return;
     }
-    let t = Tmux::start("key", "off");
+    let t = Live::start("key", "off");
     t.wait("both sessions", |s| {
         row(s, "alpha question").is_some() && row(s, "bravo question").is_some()
     });

@@ -4,84 +4,13 @@
 //! on an entry that is not the leaf offers the check-out first.
 //! tmux is required: without it the test fails under `CI=true`, else it says so and passes.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::path::Path;
+use std::time::Duration;
+
+use common::tmux::{Tmux, quote, sandbox_env, tmux_available};
 use serde_json::json;
-
-struct Tmux {
-    socket: String,
-    socket_path: PathBuf,
-}
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn text(&self, text: &str) {
-        self.cmd(&["send-keys", "-t", "grove", "-l", text]);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-        if !self.socket_path.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.socket_path);
-        }
-    }
-}
-
-fn quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
-
-fn tmux_available() -> bool {
-    if Command::new("tmux").arg("-V").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "tmux is required for this test under CI"
-    );
-    eprintln!("NOTICE: tmux is not installed; the search-hits end-to-end test did not run");
-    false
-}
 
 fn line(v: serde_json::Value) -> String {
     format!("{v}\n")
@@ -176,53 +105,21 @@ fn write_sessions(dir: &Path) {
 
 #[test]
 fn a_hit_shows_its_snippet_and_enter_lands_on_its_entry() {
-    if !tmux_available() {
+    if !tmux_available("the search-hits end-to-end test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let sessions = root.join("sessions");
     write_sessions(&sessions);
-    for d in ["home", "config", "data", "cache"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
     let command = format!(
-        "cd {root} && env HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
-         GROVE_CONFIG= TERM=xterm-256color {bin} --session-dir {dir} --all",
+        "cd {root} && {env} {bin} --session-dir {dir} --all",
         root = quote(root),
-        home = quote(&root.join("home")),
-        config = quote(&root.join("config")),
-        data = quote(&root.join("data")),
-        cache = quote(&root.join("cache")),
+        env = sandbox_env(root),
         bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
         dir = quote(&sessions),
     );
-    let mut tmux = Tmux {
-        socket: format!("grove-e2e-hits-{}", std::process::id()),
-        socket_path: PathBuf::new(),
-    };
-    let out = tmux.cmd(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "grove",
-        "-x",
-        "160",
-        "-y",
-        "40",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let p = tmux
-        .cmd(&["display-message", "-p", "#{socket_path}"])
-        .stdout;
-    tmux.socket_path = PathBuf::from(String::from_utf8_lossy(&p).trim());
+    let tmux = Tmux::start("e2e-hits", 160, 40, &command);
 
     tmux.wait_for("Plan the road works");
     tmux.wait_for("Ship the crate");

@@ -10,31 +10,33 @@
 mod common;
 
 use std::fs;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::tmux::Tmux;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 /// A session title of the demo corpus: the picker is drawn when it shows.
 const DEMO_TITLE: &str = "PR #42 review";
 
 fn tmux_available() -> bool {
-    if Command::new("tmux").arg("-V").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "tmux is not installed: the terminal tests cannot run (install tmux)"
-    );
-    eprintln!("NOTICE: tmux is not installed; skipping the terminal tests");
-    false
+    common::tmux::tmux_available("the terminal tests")
 }
 
-/// A tmux server of its own with one pane running `sh`; killed (that server only) on drop.
+/// A tmux server of its own with one pane (`t`) running `sh`, and a sandbox with a copy of the
+/// demo sessions. The harness's methods (screen, keys, wait…) act on that pane.
 struct Pane {
-    socket: String,
-    socket_path: PathBuf,
+    tmux: Tmux,
     sandbox: tempfile::TempDir,
+}
+
+impl Deref for Pane {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.tmux
+    }
 }
 
 impl Pane {
@@ -45,89 +47,18 @@ impl Pane {
         for d in ["home", "config", "data", "cache"] {
             fs::create_dir_all(sandbox.path().join(d)).unwrap();
         }
-        let mut pane = Pane {
-            socket: format!("grove-term-{}-{name}", std::process::id()),
-            socket_path: PathBuf::new(),
-            sandbox,
-        };
-        let out = pane.tmux(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "120",
-            "-y",
-            "35",
-            "env PS1='$ ' TERM=xterm-256color sh",
-        ]);
-        assert!(out.status.success(), "tmux: {}", common::stderr(&out));
-        pane.socket_path = PathBuf::from(pane.format("#{socket_path}"));
-        pane.wait_for("the shell's prompt", |s| s.contains('$'));
+        let shell = "env PS1='$ ' TERM=xterm-256color sh";
+        let tmux = Tmux::server(&format!("term-{name}"), "t", 120, 35, Some(shell))
+            .with_key_delay(Duration::from_millis(100))
+            .with_poll(Duration::from_millis(50))
+            .with_timeout(TIMEOUT);
+        let pane = Pane { tmux, sandbox };
+        pane.wait("the shell's prompt", |s| s.contains('$'));
         pane
     }
 
     fn root(&self) -> &Path {
         self.sandbox.path()
-    }
-
-    fn tmux(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        common::stdout(&self.tmux(&["capture-pane", "-p", "-t", "t"]))
-    }
-
-    fn format(&self, format: &str) -> String {
-        common::stdout(&self.tmux(&["display-message", "-p", "-t", "t", format]))
-            .trim()
-            .to_owned()
-    }
-
-    /// Types `text` and Enter.
-    fn line(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", text]);
-        self.tmux(&["send-keys", "-t", "t", "Enter"]);
-    }
-
-    fn keys(&self, key: &str) {
-        self.tmux(&["send-keys", "-t", "t", key]);
-        std::thread::sleep(Duration::from_millis(100));
-    }
-
-    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let s = self.screen();
-            if cond(&s) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_until(&self, what: &str, cond: impl Fn() -> bool) {
-        let deadline = Instant::now() + TIMEOUT;
-        while !cond() {
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
     }
 
     /// The command line that runs grove on the demo copy, isolated from the user's files,
@@ -170,7 +101,7 @@ impl Pane {
             "{}{redirect}",
             self.grove_command(env, roots, args)
         ));
-        self.wait_for(&format!("grove to show {up:?}"), |s| s.contains(up));
+        self.wait(&format!("grove to show {up:?}"), |s| s.contains(up));
         self.wait_until("the alternate screen", || {
             self.format("#{alternate_on}") == "1"
         });
@@ -215,7 +146,7 @@ impl Pane {
         }
         // The shell reads a line again, and what is typed echoes.
         self.line("echo typed-$((6*7))");
-        self.wait_for(&format!("{what}: typed text to echo"), |s| {
+        self.wait(&format!("{what}: typed text to echo"), |s| {
             s.contains("echo typed-$((6*7))") && s.contains("\ntyped-42")
         });
     }
@@ -230,15 +161,6 @@ impl Pane {
         }
         assert_eq!(self.format("#{alternate_on}"), "1", "{what}");
         assert_eq!(self.format("#{mouse_any_flag}").len(), 1);
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-        if self.socket_path.file_name().is_some() {
-            let _ = fs::remove_file(&self.socket_path);
-        }
     }
 }
 
@@ -285,7 +207,7 @@ fn terminating_signals_restore_the_terminal() {
         kill(pid, signal);
         pane.wait_until(&format!("grove to end on SIG{signal}"), || exited(pid));
         pane.line("echo status=$?");
-        pane.wait_for("the exit status", |s| {
+        pane.wait("the exit status", |s| {
             s.contains(&format!("status={status}"))
         });
         pane.assert_restored(&format!("after SIG{signal}"));
@@ -312,7 +234,7 @@ fn mouse_capture_can_be_turned_off() {
     );
     assert_eq!(pane.format("#{alternate_on}"), "1");
     assert_eq!(pane.format("#{mouse_any_flag}"), "0");
-    pane.keys("Escape");
+    pane.keys(&["Escape"]);
     pane.wait_until("grove to quit", || exited(pid));
 }
 
@@ -338,18 +260,18 @@ fn stop_and_continue() {
     });
     pane.assert_restored("after SIGTSTP");
     pane.line("fg");
-    pane.wait_for("the picker again", |s| s.contains(DEMO_TITLE));
+    pane.wait("the picker again", |s| s.contains(DEMO_TITLE));
     pane.wait_until("raw mode again", || {
         words(&pane.stty()).contains(&"-icanon".to_owned())
     });
     pane.assert_raw("after fg");
     // Keys arrive one by one (not on Enter) and act: typing searches.
-    pane.keys("c");
-    pane.keys("o");
-    pane.keys("l");
-    pane.wait_for("the typed query", |s| s.contains("col"));
-    pane.keys("Escape");
-    pane.keys("Escape");
+    pane.keys(&["c"]);
+    pane.keys(&["o"]);
+    pane.keys(&["l"]);
+    pane.wait("the typed query", |s| s.contains("col"));
+    pane.keys(&["Escape"]);
+    pane.keys(&["Escape"]);
     pane.wait_until("grove to quit", || exited(pid));
     pane.assert_restored("after quitting");
 }
@@ -368,8 +290,8 @@ fn pipes_get_no_escape_codes() {
     let pane = Pane::new("pipe");
     let root = pane.root().to_path_buf();
     let pid = pane.start_grove("2>err1", " | head -c 100 > out1; echo done1");
-    pane.keys("Escape");
-    pane.wait_for("the first pipe to finish", |s| s.contains("\ndone1"));
+    pane.keys(&["Escape"]);
+    pane.wait("the first pipe to finish", |s| s.contains("\ndone1"));
     assert!(exited(pid));
     let out = fs::read(root.join("out1")).unwrap();
     assert!(!has_escape(&out), "escape codes in the pipe: {out:?}");
@@ -382,8 +304,8 @@ fn pipes_get_no_escape_codes() {
     pane.assert_restored("after grove | head");
 
     let pid = pane.start_grove("--print 2>err2", " | cat > out2; echo done2");
-    pane.keys("Enter");
-    pane.wait_for("the second pipe to finish", |s| s.contains("\ndone2"));
+    pane.keys(&["Enter"]);
+    pane.wait("the second pipe to finish", |s| s.contains("\ndone2"));
     assert!(exited(pid));
     let out = fs::read(root.join("out2")).unwrap();
     assert!(!has_escape(&out), "escape codes in the pipe: {out:?}");
@@ -444,17 +366,17 @@ fn config_problems_are_shown_in_the_browser() {
         "Config problem",
     );
     // The browser runs (and loads) under the notice.
-    pane.wait_for("the notice over the loaded picker", |s| {
+    pane.wait("the notice over the loaded picker", |s| {
         s.contains("line 4, column 10") && s.contains(DEMO_TITLE)
     });
     // Keys do not reach what the notice covers.
-    pane.keys("x");
+    pane.keys(&["x"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(pane.screen().contains("Config problem"));
     assert!(!pane.screen().contains("> x"), "{}", pane.screen());
-    pane.keys("Escape");
-    pane.wait_for("the notice to go", |s| !s.contains("Config problem"));
-    pane.keys("Escape");
+    pane.keys(&["Escape"]);
+    pane.wait("the notice to go", |s| !s.contains("Config problem"));
+    pane.keys(&["Escape"]);
     pane.wait_until("grove to quit", || exited(pid));
 }
 
@@ -478,12 +400,12 @@ fn special_files_as_config_or_settings_do_not_hang_the_browser() {
             "",
             "Config problem",
         );
-        pane.wait_for("the reason", |s| s.contains("not a regular file"));
-        pane.keys("Escape");
-        pane.wait_for("the picker", |s| {
+        pane.wait("the reason", |s| s.contains("not a regular file"));
+        pane.keys(&["Escape"]);
+        pane.wait("the picker", |s| {
             s.contains(DEMO_TITLE) && !s.contains("Config problem")
         });
-        pane.keys("Escape");
+        pane.keys(&["Escape"]);
         pane.wait_until("grove to quit", || exited(pid));
     }
     // pi's settings.json (read to find its sessions folder) as a FIFO, then as /dev/zero.
@@ -507,12 +429,12 @@ fn special_files_as_config_or_settings_do_not_hang_the_browser() {
             "",
             "Config problem",
         );
-        pane.wait_for("the reason", |s| {
+        pane.wait("the reason", |s| {
             s.contains("settings are ignored") && s.contains("not a regular file")
         });
-        pane.keys("Escape");
-        pane.wait_for("the pi sessions", |s| s.contains("Set up rust-analyzer"));
-        pane.keys("Escape");
+        pane.keys(&["Escape"]);
+        pane.wait("the pi sessions", |s| s.contains("Set up rust-analyzer"));
+        pane.keys(&["Escape"]);
         pane.wait_until("grove to quit", || exited(pid));
     }
 }

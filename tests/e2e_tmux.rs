@@ -1,143 +1,43 @@
 //! End to end: the real binary in tmux on a copy of the demo sessions, with HOME and the XDG
 //! folders in a temp dir. Search, rename, delete, undo, quit; then check the files on disk.
-//! Skipped (with a notice) when tmux is not installed.
+//! Needs tmux: under `CI=true` a missing tmux fails the test; elsewhere it is skipped with a
+//! notice.
+
+mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::tmux::{Tmux, quote, sandbox_env, tmux_available};
 
 const PR_FILE: &str = "atomic-agent/sessions/--home-demo-code-tern--/2026-11-10T12-08-19-644Z_01a1c55b-f1bc-7b0a-b4b2-2704dd7911f1.jsonl";
 
-struct Tmux {
-    socket: String,
-    /// The socket file, removed on drop (kill-server leaves it behind).
-    socket_path: std::cell::RefCell<String>,
-}
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn text(&self, text: &str) {
-        self.cmd(&["send-keys", "-t", "grove", "-l", text]);
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-        let socket = self.socket_path.borrow();
-        if !socket.is_empty() {
-            let _ = std::fs::remove_file(socket.as_str());
-        }
-    }
-}
-
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn shell_quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
-
 #[test]
 fn search_rename_delete_undo_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
+    if !tmux_available("the end-to-end test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let sessions = root.join("sessions");
     grove::storage::demo::copy_dir(&grove::storage::demo::demo_source(), &sessions).unwrap();
-    for d in ["home", "config", "data", "cache"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
     let pr = sessions.join(PR_FILE);
     let lines_before = std::fs::read_to_string(&pr).unwrap().lines().count();
     let exit_file = root.join("exit");
     let command = format!(
-        "cd {root} && env HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
-         GROVE_CONFIG= TERM=xterm-256color {bin} --session-dir {pi} --session-dir {atomic} --all; echo $? > {exit}",
-        root = shell_quote(root),
-        home = shell_quote(&root.join("home")),
-        config = shell_quote(&root.join("config")),
-        data = shell_quote(&root.join("data")),
-        cache = shell_quote(&root.join("cache")),
-        bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
-        pi = shell_quote(&sessions.join("pi-agent/sessions")),
-        atomic = shell_quote(&sessions.join("atomic-agent/sessions")),
-        exit = shell_quote(&exit_file),
+        "cd {root} && {env} {bin} --session-dir {pi} --session-dir {atomic} --all; echo $? > {exit}",
+        root = quote(root),
+        env = sandbox_env(root),
+        bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
+        pi = quote(sessions.join("pi-agent/sessions")),
+        atomic = quote(sessions.join("atomic-agent/sessions")),
+        exit = quote(&exit_file),
     );
-    let tmux = Tmux {
-        socket_path: Default::default(),
-        socket: format!("grove-e2e-{}", std::process::id()),
-    };
-    let out = tmux.cmd(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "grove",
-        "-x",
-        "120",
-        "-y",
-        "35",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let socket_path = tmux
-        .cmd(&["display-message", "-p", "#{socket_path}"])
-        .stdout;
-    *tmux.socket_path.borrow_mut() = String::from_utf8_lossy(&socket_path).trim().to_owned();
+    let tmux = Tmux::start("e2e", 120, 35, &command).with_timeout(Duration::from_secs(20));
 
     // Everything loaded.
     tmux.wait_for("PR #42 review: colour output");
-    wait_until("the scan to finish", || !tmux.screen().contains("Loading"));
+    tmux.wait_until("the scan to finish", || !tmux.screen().contains("Loading"));
 
     // Search with an exact phrase.
     tmux.text("\"colour output\"");
@@ -185,8 +85,8 @@ fn search_rename_delete_undo_quit() {
 
     // Esc with an empty query quits with status 0.
     tmux.keys(&["Escape"]);
-    wait_until("grove to exit", || exit_file.exists());
-    wait_until("the exit status", || {
+    tmux.wait_until("grove to exit", || exit_file.exists());
+    tmux.wait_until("the exit status", || {
         std::fs::read_to_string(&exit_file).is_ok_and(|s| !s.trim().is_empty())
     });
     assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");

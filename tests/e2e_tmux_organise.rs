@@ -3,72 +3,15 @@
 //! `grove list`. HOME and the XDG folders live in a temp dir. Under `CI=true` a missing tmux
 //! is a failure, not a skip.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::tmux::{Tmux, quote, sandbox_env, tmux_available};
 use sha2::{Digest, Sha256};
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
-}
-
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn shell_quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
 
 fn hashes(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
     for e in std::fs::read_dir(dir).unwrap() {
@@ -92,61 +35,27 @@ fn all_hashes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn bulk_trash_and_one_undo_on_disk_then_pin() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "tmux is needed for this test under CI"
-        );
-        eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
+    if !tmux_available("the organise end-to-end test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let sessions = root.join("sessions");
     grove::storage::demo::copy_dir(&grove::storage::demo::demo_source(), &sessions).unwrap();
-    for d in ["home", "config", "data", "cache"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
     let pi = sessions.join("pi-agent/sessions");
     let before = all_hashes(&sessions);
-    let env = format!(
-        "env HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} GROVE_CONFIG=",
-        home = shell_quote(&root.join("home")),
-        config = shell_quote(&root.join("config")),
-        data = shell_quote(&root.join("data")),
-        cache = shell_quote(&root.join("cache")),
-    );
     let exit_file = root.join("exit");
     let command = format!(
-        "cd {root} && {env} TERM=xterm-256color {bin} --session-dir {pi} --all; echo $? > {exit}",
-        root = shell_quote(root),
-        bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
-        pi = shell_quote(&pi),
-        exit = shell_quote(&exit_file),
+        "cd {root} && {env} {bin} --session-dir {pi} --all; echo $? > {exit}",
+        root = quote(root),
+        env = sandbox_env(root),
+        bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
+        pi = quote(&pi),
+        exit = quote(&exit_file),
     );
-    let tmux = Tmux {
-        socket: format!("grove-e2e-org-{}", std::process::id()),
-    };
-    let out = tmux.cmd(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "grove",
-        "-x",
-        "120",
-        "-y",
-        "35",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tmux = Tmux::start("e2e-org", 120, 35, &command).with_key_delay(Duration::from_millis(200));
     tmux.wait_for("View Session");
-    wait_until("the scan to finish", || !tmux.screen().contains("Loading"));
+    tmux.wait_until("the scan to finish", || !tmux.screen().contains("Loading"));
 
     // Mark the first two rows; one confirmation names both.
     tmux.keys(&["Home"]);
@@ -176,7 +85,7 @@ fn bulk_trash_and_one_undo_on_disk_then_pin() {
 
     // One Ctrl+Z: both back, byte for byte.
     tmux.keys(&["C-z"]);
-    wait_until("both files to be restored", || {
+    tmux.wait_until("both files to be restored", || {
         all_hashes(&sessions) == before
     });
     tmux.wait_for("restored");
@@ -186,7 +95,7 @@ fn bulk_trash_and_one_undo_on_disk_then_pin() {
     tmux.keys(&["M-p"]);
     tmux.wait_for("Session pinned");
     tmux.keys(&["C-c"]);
-    wait_until("grove to exit", || exit_file.exists());
+    tmux.wait_until("grove to exit", || exit_file.exists());
     let list = Command::new(env!("CARGO_BIN_EXE_grove"))
         .args(["--session-dir"])
         .arg(&pi)

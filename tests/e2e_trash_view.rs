@@ -4,79 +4,26 @@
 //! picker again. The real binary in tmux, HOME and the XDG folders (the trash) in a temp dir.
 //! Under `CI=true` a missing tmux fails the test.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::tmux::{Tmux, quote, sandbox_env, tmux_available};
 
 const PR_FILE: &str = "atomic-agent/sessions/--home-demo-code-tern--/2026-11-10T12-08-19-644Z_01a1c55b-f1bc-7b0a-b4b2-2704dd7911f1.jsonl";
 
-struct Tmux(String);
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.0)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
-}
-
-fn quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
-
 #[test]
 fn the_trash_view_restores_a_session_deleted_by_another_run() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v != "true"),
-            "CI=true: tmux is needed for the end-to-end tests"
-        );
-        eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
+    if !tmux_available("the trash-view end-to-end test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let sessions = root.join("sessions");
     grove::storage::demo::copy_dir(&grove::storage::demo::demo_source(), &sessions).unwrap();
-    for d in ["home", "config", "data", "cache"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
+    let shell_env = sandbox_env(root);
     let pr = sessions.join(PR_FILE);
     let bak = pr.with_file_name(format!(
         "{}.1700000000.bak",
@@ -114,32 +61,16 @@ fn the_trash_view_restores_a_session_deleted_by_another_run() {
     assert!(!pr.exists() && !bak.exists());
 
     let command = format!(
-        "cd {root} && env HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
-         GROVE_CONFIG= TERM=xterm-256color {bin} --session-dir {pi} --session-dir {atomic} --all",
+        "cd {root} && {env} {bin} --session-dir {pi} --session-dir {atomic} --all",
         root = quote(root),
-        home = quote(&root.join("home")),
-        config = quote(&root.join("config")),
-        data = quote(&root.join("data")),
-        cache = quote(&root.join("cache")),
+        env = shell_env,
         bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
         pi = quote(&pi),
         atomic = quote(&atomic),
     );
-    let tmux = Tmux(format!("grove-e2e-trash-{}", std::process::id()));
-    let out = tmux.cmd(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "grove",
-        "-x",
-        "120",
-        "-y",
-        "35",
-        &command,
-    ]);
-    assert!(out.status.success(), "tmux: {:?}", out);
+    let tmux = Tmux::start("e2e-trash", 120, 35, &command)
+        .with_key_delay(Duration::from_millis(200))
+        .with_timeout(Duration::from_secs(60));
     tmux.wait_for("tern: --since flag");
     let listed = tmux.screen();
     assert!(!listed.contains("PR #42 review"), "{listed}");

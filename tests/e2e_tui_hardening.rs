@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const WIDTH: &str = "140";
-const HEIGHT: &str = "40";
+use common::tmux::{Tmux, quote, sandbox_env};
+
+const WIDTH: u16 = 140;
+const HEIGHT: u16 = 40;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The hostile payload: OSC 52 (clipboard), clear screen, OSC 0 (title), alternate screen, a C1
@@ -28,138 +30,27 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 const PAYLOAD: &str = "\u{1b}]52;c;SGVsbG8=\u{7} \u{1b}[2J \u{1b}]0;pwned\u{7} \u{1b}[?1049h \u{9b}31m \u{202E}desrever\u{202C} zero\u{200B}width\u{FEFF} tab\there \rCR";
 
 fn tmux_available() -> bool {
-    if Command::new("tmux").arg("-V").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "tmux is required for this test under CI"
-    );
-    eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
-    false
+    common::tmux::tmux_available("the browser hardening end-to-end tests")
 }
 
-/// A tmux server of its own; killed (that server only) on drop.
-struct Tmux {
-    socket: String,
-    /// The socket file, removed on drop (kill-server leaves it behind).
-    socket_path: PathBuf,
+/// A tmux server of its own (`ctl` the first window), with the clipboard open to
+/// applications, so an OSC 52 that got through would show up as a paste buffer.
+fn server(name: &str) -> Tmux {
+    let t = Tmux::server(&format!("e2e-{name}"), "ctl", WIDTH, HEIGHT, None)
+        .with_key_delay(Duration::from_millis(80))
+        .with_poll(Duration::from_millis(50))
+        .with_timeout(TIMEOUT);
+    t.cmd(&["set-option", "-g", "set-clipboard", "on"]);
+    t
 }
 
-impl Tmux {
-    fn new(name: &str) -> Tmux {
-        let mut t = Tmux {
-            socket: format!("grove-e2e-{}-{name}", std::process::id()),
-            socket_path: PathBuf::new(),
-        };
-        // A server with the clipboard open to applications, so an OSC 52 that got through
-        // would show up as a paste buffer.
-        let out = t.cmd(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "ctl",
-            "-x",
-            WIDTH,
-            "-y",
-            HEIGHT,
-        ]);
-        assert!(out.status.success(), "tmux: {}", stderr(&out));
-        t.cmd(&["set-option", "-g", "set-clipboard", "on"]);
-        t.socket_path = PathBuf::from(t.format("ctl", "#{socket_path}"));
-        t
-    }
-
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    /// Runs `command` in a new window `target`.
-    fn spawn(&self, target: &str, command: &str) {
-        let out = self.cmd(&["new-window", "-d", "-n", target, command]);
-        assert!(out.status.success(), "tmux: {}", stderr(&out));
-    }
-
-    fn screen(&self, target: &str) -> String {
-        stdout(&self.cmd(&["capture-pane", "-p", "-t", target]))
-    }
-
-    fn format(&self, target: &str, format: &str) -> String {
-        stdout(&self.cmd(&["display-message", "-p", "-t", target, format]))
-            .trim_end()
-            .to_owned()
-    }
-
-    fn buffers(&self) -> String {
-        stdout(&self.cmd(&["list-buffers"]))
-    }
-
-    /// Sends keys one by one, apart: a lone Esc followed at once by another key reads as Alt+key.
-    fn keys(&self, target: &str, keys: &[&str]) {
-        for k in keys {
-            self.cmd(&["send-keys", "-t", target, k]);
-            std::thread::sleep(Duration::from_millis(80));
-        }
-    }
-
-    /// The same key `n` times in one burst (as a held key).
-    fn repeat(&self, target: &str, key: &str, n: usize) {
-        let n = n.to_string();
-        let out = self.cmd(&["send-keys", "-t", target, "-N", &n, key]);
-        assert!(out.status.success(), "send-keys -N: {}", stderr(&out));
-    }
-
-    fn text(&self, target: &str, text: &str) {
-        self.cmd(&["send-keys", "-t", target, "-l", text]);
-        std::thread::sleep(Duration::from_millis(60));
-    }
-
-    fn wait_for(&self, target: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let s = self.screen(target);
-            if cond(&s) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_text(&self, target: &str, needle: &str) -> String {
-        self.wait_for(target, &format!("{needle:?}"), |s| s.contains(needle))
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-        if self.socket_path.file_name().is_some() {
-            let _ = fs::remove_file(&self.socket_path);
-        }
-    }
+/// The paste buffers of the server.
+fn buffers(tmux: &Tmux) -> String {
+    stdout(&tmux.cmd(&["list-buffers"]))
 }
 
 fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn quote(p: impl AsRef<std::ffi::OsStr>) -> String {
-    format!("'{}'", p.as_ref().to_string_lossy().replace('\'', "'\\''"))
 }
 
 /// A sandbox: `sessions/` (the corpus) next to home, config, data and cache folders.
@@ -193,15 +84,9 @@ impl Sandbox {
     fn grove(&self, roots: &[PathBuf], args: &[&str], capture: bool) -> String {
         let sandbox = self.root();
         let mut cmd = format!(
-            "cd {root} && env -u PI_CODING_AGENT_DIR -u PI_CODING_AGENT_SESSION_DIR \
-             -u ATOMIC_CODING_AGENT_DIR -u ATOMIC_CODING_AGENT_SESSION_DIR \
-             HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
-             GROVE_CONFIG= TERM=xterm-256color {bin}",
+            "cd {root} && {env} {bin}",
             root = quote(sandbox),
-            home = quote(sandbox.join("home")),
-            config = quote(sandbox.join("config")),
-            data = quote(sandbox.join("data")),
-            cache = quote(sandbox.join("cache")),
+            env = sandbox_env(sandbox),
             bin = quote(common::grove_bin()),
         );
         for r in roots {
@@ -325,95 +210,95 @@ fn browsing_never_changes_a_byte() {
     // mtimes have a resolution: make any write show up as a later time.
     std::thread::sleep(Duration::from_millis(20));
     let before = common::snapshot(&sb.sessions());
-    let tmux = Tmux::new("browse");
+    let tmux = server("browse");
     let g = "grove";
     tmux.spawn(g, &sb.grove(&roots, &[], false));
 
     // The picker, in the current folder's scope (empty), then all.
-    tmux.wait_text(g, "No sessions in current folder");
-    tmux.keys(g, &["Tab"]);
-    tmux.wait_text(g, "PR #42 review: colour output");
-    tmux.wait_for(g, "the scan to finish", |s| !s.contains("Loading"));
+    tmux.wait_for_in(g, "No sessions in current folder");
+    tmux.keys_in(g, &["Tab"]);
+    tmux.wait_for_in(g, "PR #42 review: colour output");
+    tmux.wait_in(g, "the scan to finish", |s| !s.contains("Loading"));
     for _ in 0..2 {
-        tmux.keys(g, &["Tab"]);
+        tmux.keys_in(g, &["Tab"]);
     }
     // Sort, named-only, path and preview toggles, each all the way round.
     for (key, cycle) in [("C-s", 6), ("C-n", 2), ("C-p", 2), ("C-t", 2)] {
         for _ in 0..cycle {
-            tmux.keys(g, &[key]);
+            tmux.keys_in(g, &[key]);
         }
     }
-    tmux.wait_text(g, "Name: All  Sort: Threaded");
+    tmux.wait_for_in(g, "Name: All  Sort: Threaded");
     // Searches: fuzzy, phrase, regex, an invalid regex.
-    tmux.text(g, "colour outpt");
-    tmux.wait_text(g, "PR #42 review");
-    tmux.keys(g, &["Escape"]);
-    tmux.text(g, "\"colour output\"");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Escape"]);
-    tmux.text(g, "re:colou?r\\s+out");
-    tmux.wait_text(g, "PR #42 review");
-    tmux.keys(g, &["Escape"]);
-    tmux.text(g, "re:(unclosed");
-    tmux.wait_text(g, "invalid regex");
-    tmux.keys(g, &["Escape"]);
+    tmux.text_in(g, "colour outpt");
+    tmux.wait_for_in(g, "PR #42 review");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.text_in(g, "\"colour output\"");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.text_in(g, "re:colou?r\\s+out");
+    tmux.wait_for_in(g, "PR #42 review");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.text_in(g, "re:(unclosed");
+    tmux.wait_for_in(g, "invalid regex");
+    tmux.keys_in(g, &["Escape"]);
     // The preview of several rows, the hostile one among them.
-    tmux.text(g, "HOSTILE");
-    tmux.wait_text(g, "EVIL-NAME");
-    tmux.keys(g, &["Escape"]);
+    tmux.text_in(g, "HOSTILE");
+    tmux.wait_for_in(g, "EVIL-NAME");
+    tmux.keys_in(g, &["Escape"]);
     for _ in 0..5 {
-        tmux.keys(g, &["Down"]);
+        tmux.keys_in(g, &["Down"]);
     }
-    tmux.keys(g, &["Up", "End", "Home", "PageDown", "PageUp"]);
+    tmux.keys_in(g, &["Up", "End", "Home", "PageDown", "PageUp"]);
     // The picker's help.
-    tmux.keys(g, &["?"]);
-    tmux.keys(g, &["Escape"]);
+    tmux.keys_in(g, &["?"]);
+    tmux.keys_in(g, &["Escape"]);
 
     // Into the session view of the PR review (it has branches and tool output).
-    tmux.text(g, "\"colour output\"");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Enter"]);
-    tmux.wait_text(g, "┌ Tree (");
+    tmux.text_in(g, "\"colour output\"");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Enter"]);
+    tmux.wait_for_in(g, "┌ Tree (");
     for k in ["C-t", "C-u", "C-l", "C-a", "C-o", "C-o", "C-d"] {
-        tmux.keys(g, &[k]);
+        tmux.keys_in(g, &[k]);
     }
     for k in [
         "Up", "Up", "C-Left", "C-Left", "C-Right", "C-Right", "Home", "End",
     ] {
-        tmux.keys(g, &[k]);
+        tmux.keys_in(g, &[k]);
     }
     // The tree search, confirmed, its hits walked, cleared.
-    tmux.keys(g, &["/"]);
-    tmux.text(g, "colour");
-    tmux.keys(g, &["Enter"]);
-    tmux.keys(g, &["n", "n", "N", "Escape"]);
+    tmux.keys_in(g, &["/"]);
+    tmux.text_in(g, "colour");
+    tmux.keys_in(g, &["Enter"]);
+    tmux.keys_in(g, &["n", "n", "N", "Escape"]);
     // The transcript: its search, expand all, expand one, help.
-    tmux.keys(g, &["Tab"]);
-    tmux.keys(g, &["/"]);
-    tmux.text(g, "the");
-    tmux.keys(g, &["Enter", "n", "N"]);
-    tmux.keys(g, &["x", "x", "Enter", "PageUp", "PageDown"]);
-    tmux.keys(g, &["?"]);
-    tmux.wait_text(g, "Session view keys");
-    tmux.keys(g, &["Escape"]);
+    tmux.keys_in(g, &["Tab"]);
+    tmux.keys_in(g, &["/"]);
+    tmux.text_in(g, "the");
+    tmux.keys_in(g, &["Enter", "n", "N"]);
+    tmux.keys_in(g, &["x", "x", "Enter", "PageUp", "PageDown"]);
+    tmux.keys_in(g, &["?"]);
+    tmux.wait_for_in(g, "Session view keys");
+    tmux.keys_in(g, &["Escape"]);
     // Esc clears the transcript search, then leaves the transcript, then the view.
-    tmux.keys(g, &["Escape", "Escape", "Escape"]);
+    tmux.keys_in(g, &["Escape", "Escape", "Escape"]);
     // Back in the picker, the query kept; Esc clears it. The hostile session's view too.
-    tmux.wait_text(g, "View Session");
-    tmux.keys(g, &["Escape"]);
-    tmux.wait_text(g, "type to search");
-    tmux.text(g, "HOSTILE");
-    tmux.wait_text(g, "EVIL-NAME");
-    tmux.keys(g, &["Enter"]);
-    tmux.wait_text(g, "┌ Tree (");
+    tmux.wait_for_in(g, "View Session");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.wait_for_in(g, "type to search");
+    tmux.text_in(g, "HOSTILE");
+    tmux.wait_for_in(g, "EVIL-NAME");
+    tmux.keys_in(g, &["Enter"]);
+    tmux.wait_for_in(g, "┌ Tree (");
     // Opened on the search's hit, the transcript search is seeded: Esc clears it first.
-    tmux.keys(g, &["Tab", "x", "Escape", "Escape", "Escape"]);
-    tmux.wait_text(g, "View Session");
-    tmux.wait_text(g, "EVIL-NAME");
+    tmux.keys_in(g, &["Tab", "x", "Escape", "Escape", "Escape"]);
+    tmux.wait_for_in(g, "View Session");
+    tmux.wait_for_in(g, "EVIL-NAME");
     // Quit: Esc clears the query, Esc again leaves.
-    tmux.keys(g, &["Escape"]);
-    tmux.keys(g, &["Escape"]);
-    assert_eq!(sb.exit_status(), "0", "{}", tmux.screen(g));
+    tmux.keys_in(g, &["Escape"]);
+    tmux.keys_in(g, &["Escape"]);
+    assert_eq!(sb.exit_status(), "0", "{}", tmux.screen_in(g));
 
     let after = common::snapshot(&sb.sessions());
     assert!(after.len() >= 30, "the corpus is there: {}", after.len());
@@ -430,7 +315,7 @@ fn hostile_text_never_reaches_the_terminal() {
     fs::create_dir_all(&odd).unwrap();
     // Plain file name here: the picker is what is tested; the file name has its own test.
     common::write_file(&odd, "evil.jsonl", hostile_session());
-    let tmux = Tmux::new("inject");
+    let tmux = server("inject");
 
     // The checks below can see an attack: a raw payload printed in a pane sets its title, puts
     // the clipboard text in a tmux buffer and clears the screen.
@@ -441,37 +326,37 @@ fn hostile_text_never_reaches_the_terminal() {
             quote(PAYLOAD)
         ),
     );
-    tmux.wait_for("control", "the control payload", |_| {
-        tmux.format("control", "#{pane_title}") == "pwned"
+    tmux.wait_in("control", "the control payload", |_| {
+        tmux.format_in("control", "#{pane_title}") == "pwned"
     });
     assert!(
-        tmux.buffers().contains("Hello") || tmux.buffers().contains("SGVsbG8"),
+        buffers(&tmux).contains("Hello") || buffers(&tmux).contains("SGVsbG8"),
         "the control OSC 52 did not reach tmux's buffers: {:?}",
-        tmux.buffers()
+        buffers(&tmux)
     );
-    assert!(!tmux.screen("control").contains("CONTROL-LINE"));
+    assert!(!tmux.screen_in("control").contains("CONTROL-LINE"));
     tmux.cmd(&["delete-buffer"]);
-    assert_eq!(tmux.buffers(), "");
+    assert_eq!(buffers(&tmux), "");
 
     let g = "grove";
     tmux.spawn(g, &sb.grove(&[sb.sessions()], &["--all"], false));
-    let title = tmux.format(g, "#{pane_title}");
+    let title = tmux.format_in(g, "#{pane_title}");
     assert_ne!(title, "pwned");
     let check = |what: &str, screen: &str| {
         assert_eq!(
-            tmux.format(g, "#{pane_title}"),
+            tmux.format_in(g, "#{pane_title}"),
             title,
             "{what}: the pane title changed"
         );
-        assert_eq!(tmux.buffers(), "", "{what}: the clipboard was written");
+        assert_eq!(buffers(&tmux), "", "{what}: the clipboard was written");
         assert!(!screen.contains("pwned\n"), "{what}: {screen}");
         common::assert_inert(what, screen.as_bytes());
     };
 
     // The picker row and the preview.
-    let s = tmux.wait_text(g, "EVIL-NAME");
-    tmux.wait_for(g, "the preview", |s| s.contains("TOOL-OUTPUT"));
-    let s2 = tmux.screen(g);
+    let s = tmux.wait_for_in(g, "EVIL-NAME");
+    tmux.wait_in(g, "the preview", |s| s.contains("TOOL-OUTPUT"));
+    let s2 = tmux.screen_in(g);
     check("picker", &s2);
     assert!(s.lines().next().unwrap().starts_with("View Session"), "{s}");
     assert!(
@@ -489,11 +374,11 @@ fn hostile_text_never_reaches_the_terminal() {
     assert!(s2.contains("<U+200B>"), "{s2}");
 
     // The session view: tree, transcript (expanded), the tool output.
-    tmux.keys(g, &["Enter"]);
-    let s = tmux.wait_text(g, "┌ Tree (");
+    tmux.keys_in(g, &["Enter"]);
+    let s = tmux.wait_for_in(g, "┌ Tree (");
     check("session view", &s);
-    tmux.keys(g, &["Tab", "x"]);
-    let s = tmux.wait_text(g, "TOOL-OUTPUT");
+    tmux.keys_in(g, &["Tab", "x"]);
+    let s = tmux.wait_for_in(g, "TOOL-OUTPUT");
     check("transcript", &s);
     for needle in [
         "^[]0;pwned^G",
@@ -514,21 +399,21 @@ fn hostile_text_never_reaches_the_terminal() {
     );
     assert!(s.contains("Transcript"), "{s}");
     // The view's help over it, then back and quit.
-    tmux.keys(g, &["?"]);
-    tmux.wait_text(g, "Session view keys");
-    tmux.keys(g, &["Escape", "Escape", "Escape"]);
-    let s = tmux.wait_text(g, "type to search");
+    tmux.keys_in(g, &["?"]);
+    tmux.wait_for_in(g, "Session view keys");
+    tmux.keys_in(g, &["Escape", "Escape", "Escape"]);
+    let s = tmux.wait_for_in(g, "type to search");
     check("picker again", &s);
-    tmux.keys(g, &["Escape"]);
+    tmux.keys_in(g, &["Escape"]);
     assert_eq!(sb.exit_status(), "0");
     // The terminal is back to normal: main screen, cursor shown, no mouse reporting.
-    tmux.wait_for(g, "the main screen", |_| {
-        tmux.format(g, "#{alternate_on}") == "0"
+    tmux.wait_in(g, "the main screen", |_| {
+        tmux.format_in(g, "#{alternate_on}") == "0"
     });
-    assert_eq!(tmux.format(g, "#{cursor_flag}"), "1");
-    assert_eq!(tmux.format(g, "#{mouse_any_flag}"), "0");
-    assert_eq!(tmux.format(g, "#{pane_title}"), title);
-    assert_eq!(tmux.buffers(), "");
+    assert_eq!(tmux.format_in(g, "#{cursor_flag}"), "1");
+    assert_eq!(tmux.format_in(g, "#{mouse_any_flag}"), "0");
+    assert_eq!(tmux.format_in(g, "#{pane_title}"), title);
+    assert_eq!(buffers(&tmux), "");
 }
 
 #[test]
@@ -545,15 +430,15 @@ fn print_refuses_a_path_with_control_characters() {
         "2026-11-01T09-00-00-000Z_clean.jsonl",
         common::small_session("clean", "/home/demo/clean"),
     );
-    let tmux = Tmux::new("print");
+    let tmux = server("print");
 
     // A clean path is printed as it is, for scripts.
     let g = "clean";
     tmux.spawn(g, &sb.grove(&[sb.sessions()], &["--all", "--print"], true));
-    tmux.wait_text(g, "message 0");
-    tmux.text(g, "\"message 0\"");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Enter"]);
+    tmux.wait_for_in(g, "message 0");
+    tmux.text_in(g, "\"message 0\"");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Enter"]);
     assert_eq!(sb.exit_status(), "0", "{}", sb.read_out("stderr"));
     assert_eq!(sb.read_out("stdout"), format!("{}\n", clean.display()));
 
@@ -561,32 +446,32 @@ fn print_refuses_a_path_with_control_characters() {
     fs::remove_file(sb.out("exit")).unwrap();
     let g = "hostile";
     tmux.spawn(g, &sb.grove(&[sb.sessions()], &["--all", "--print"], true));
-    let title = tmux.format(g, "#{pane_title}");
-    tmux.wait_text(g, "EVIL-NAME");
-    tmux.text(g, "HOSTILE");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Enter"]);
+    let title = tmux.format_in(g, "#{pane_title}");
+    tmux.wait_for_in(g, "EVIL-NAME");
+    tmux.text_in(g, "HOSTILE");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Enter"]);
     assert_eq!(sb.exit_status(), "2");
     assert_eq!(sb.read_out("stdout"), "", "nothing printed for scripts");
     let err = sb.read_out("stderr");
     common::assert_inert("stderr", err.as_bytes());
     assert!(err.contains("not printing the session's path"), "{err}");
     assert!(err.contains("evil^[]0;pwned^G^[[2J.jsonl"), "{err}");
-    assert_eq!(tmux.format(g, "#{pane_title}"), title);
-    assert_eq!(tmux.buffers(), "");
+    assert_eq!(tmux.format_in(g, "#{pane_title}"), title);
+    assert_eq!(buffers(&tmux), "");
 
     // From the session view (print mode's resume prints "path entry-id"): refused the same way.
     fs::remove_file(sb.out("exit")).unwrap();
     let g = "hostile-view";
     tmux.spawn(g, &sb.grove(&[sb.sessions()], &["--all", "--print"], true));
-    tmux.wait_text(g, "EVIL-NAME");
-    tmux.text(g, "HOSTILE");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["C-v"]);
-    tmux.wait_text(g, "┌ Tree (");
+    tmux.wait_for_in(g, "EVIL-NAME");
+    tmux.text_in(g, "HOSTILE");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["C-v"]);
+    tmux.wait_for_in(g, "┌ Tree (");
     // The view opens on the search's hit; `r` there would offer a check-out first: the leaf.
-    tmux.keys(g, &["End"]);
-    tmux.keys(g, &["r"]);
+    tmux.keys_in(g, &["End"]);
+    tmux.keys_in(g, &["r"]);
     assert_eq!(sb.exit_status(), "2");
     assert_eq!(sb.read_out("stdout"), "");
     assert!(sb.read_out("stderr").contains("not printing"));
@@ -644,7 +529,7 @@ fn held_keys_on_ten_thousand_sessions_stay_responsive() {
         common::jsonl(&lines),
     );
 
-    let tmux = Tmux::new("burst");
+    let tmux = server("burst");
     let g = "grove";
     tmux.spawn(
         g,
@@ -655,46 +540,46 @@ fn held_keys_on_ten_thousand_sessions_stay_responsive() {
         ),
     );
     let total = N + 1;
-    tmux.wait_for(g, "every session", |s| {
+    tmux.wait_in(g, "every session", |s| {
         !s.contains("Loading") && s.contains(&format!("/{total} "))
     });
-    tmux.keys(g, &["Home"]);
-    tmux.wait_text(g, &format!(" 1/{total} "));
+    tmux.keys_in(g, &["Home"]);
+    tmux.wait_for_in(g, &format!(" 1/{total} "));
 
     // Hold Down: every repeat is applied (nothing dropped), and the UI answers right after.
-    tmux.repeat(g, "Down", 500);
-    tmux.wait_text(g, &format!(" 501/{total} "));
-    tmux.repeat(g, "Down", 1500);
-    tmux.wait_text(g, &format!(" 2001/{total} "));
-    tmux.repeat(g, "Up", 1000);
-    tmux.wait_text(g, &format!(" 1001/{total} "));
+    tmux.repeat_in(g, "Down", 500);
+    tmux.wait_for_in(g, &format!(" 501/{total} "));
+    tmux.repeat_in(g, "Down", 1500);
+    tmux.wait_for_in(g, &format!(" 2001/{total} "));
+    tmux.repeat_in(g, "Up", 1000);
+    tmux.wait_for_in(g, &format!(" 1001/{total} "));
 
     // Hold a letter in the search box, then erase it: one search for the final text.
-    tmux.repeat(g, "z", 300);
-    tmux.wait_text(g, "No sessions match");
-    tmux.repeat(g, "BSpace", 300);
-    tmux.wait_for(g, "the query erased", |s| s.contains("type to search"));
-    tmux.text(g, "\"generated task 4242 \"");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Escape"]);
-    tmux.wait_text(g, "type to search");
+    tmux.repeat_in(g, "z", 300);
+    tmux.wait_for_in(g, "No sessions match");
+    tmux.repeat_in(g, "BSpace", 300);
+    tmux.wait_in(g, "the query erased", |s| s.contains("type to search"));
+    tmux.text_in(g, "\"generated task 4242 \"");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.wait_for_in(g, "type to search");
 
     // The long session: hold Up in its tree; the transcript follows once it settles.
-    tmux.text(g, "\"message 2999\"");
-    tmux.wait_text(g, "1 match");
-    tmux.keys(g, &["Enter"]);
-    tmux.wait_for(g, "the view", |s| {
+    tmux.text_in(g, "\"message 2999\"");
+    tmux.wait_for_in(g, "1 match");
+    tmux.keys_in(g, &["Enter"]);
+    tmux.wait_in(g, "the view", |s| {
         s.contains("┌ Tree (") && s.contains("Transcript · 3000 messages")
     });
-    tmux.repeat(g, "Up", 1000);
-    tmux.wait_text(g, "Transcript · 2000 messages");
-    tmux.repeat(g, "Down", 400);
-    tmux.wait_text(g, "Transcript · 2400 messages");
+    tmux.repeat_in(g, "Up", 1000);
+    tmux.wait_for_in(g, "Transcript · 2000 messages");
+    tmux.repeat_in(g, "Down", 400);
+    tmux.wait_for_in(g, "Transcript · 2400 messages");
     // Back to the picker (the query kept), clear it, leave.
-    tmux.keys(g, &["Escape"]);
-    tmux.wait_text(g, "View Session");
-    tmux.keys(g, &["Escape"]);
-    tmux.wait_text(g, "type to search");
-    tmux.keys(g, &["Escape"]);
+    tmux.keys_in(g, &["Escape"]);
+    tmux.wait_for_in(g, "View Session");
+    tmux.keys_in(g, &["Escape"]);
+    tmux.wait_for_in(g, "type to search");
+    tmux.keys_in(g, &["Escape"]);
     assert_eq!(sb.exit_status(), "0");
 }

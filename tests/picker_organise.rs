@@ -163,7 +163,7 @@ fn archive_leaves_the_default_view_and_the_archived_view_restores() {
     alt(&mut h, 'h');
     assert_eq!(h.state.picker.org.view, OrgView::Archived);
     assert_eq!(h.titles(), vec![RELEASE]);
-    insta::assert_snapshot!("archived_view_100x30", h.render());
+    assert_sizes!("archived_view", h);
     alt(&mut h, 'a');
     assert!(h.titles().is_empty());
     alt(&mut h, 'h');
@@ -178,7 +178,7 @@ fn space_marks_only_with_an_empty_query_and_alt_m_always() {
     let marked: Vec<usize> = h.state.picker.org.marked.iter().copied().collect();
     assert_eq!(marked.len(), 2);
     assert_eq!(h.state.picker.selected, 2, "marking moves down");
-    insta::assert_snapshot!("marked_100x30", h.render());
+    assert_sizes!("marked", h);
     // Typed into a query, Space is a space.
     h.type_str("re");
     h.key(KeyCode::Char(' '));
@@ -216,12 +216,27 @@ fn pin_and_archive_act_on_every_marked_session() {
         matches!(fx.as_slice(), [Effect::Organise(OrgEffect::SaveFlags { keys, .. })] if keys.len() == 2),
         "{fx:?}"
     );
-    insta::assert_snapshot!("pinned_100x30", h.render());
+    assert_sizes!("pinned", h);
     h.key(KeyCode::Home);
     alt(&mut h, 'm');
     alt(&mut h, 'm');
     alt(&mut h, 'a');
     assert_eq!(h.titles(), vec![FIX, BENCH, PASTE]);
+}
+
+#[test]
+fn the_pinned_only_view_lists_the_pinned_sessions_with_their_marker() {
+    let mut h = loaded();
+    select(&mut h, RELEASE);
+    alt(&mut h, 'm');
+    select(&mut h, OLD);
+    alt(&mut h, 'm');
+    alt(&mut h, 'p');
+    h.take_effects();
+    alt(&mut h, 'h');
+    assert_eq!(h.state.picker.org.view, OrgView::Pinned);
+    assert_eq!(h.titles(), vec![RELEASE, OLD]);
+    assert_sizes!("pinned_only", h);
 }
 
 #[test]
@@ -243,7 +258,7 @@ fn bulk_trash_asks_once_listing_them_and_one_undo_restores_all() {
         h.take_effects().as_slice(),
         [Effect::Organise(OrgEffect::PinFiles(p))] if *p == vec![fix.path.clone(), paste.path.clone()]
     ));
-    insta::assert_snapshot!("bulk_trash_confirm_100x30", h.render());
+    assert_sizes!("bulk_trash_confirm", h);
     h.key(KeyCode::Char('y'));
     assert!(matches!(h.state.mode, Mode::TrashingMarked { .. }));
     let items = match h.take_effects().as_slice() {
@@ -276,7 +291,7 @@ fn bulk_trash_asks_once_listing_them_and_one_undo_restores_all() {
             .text
             .contains("2 sessions moved to trash")
     );
-    insta::assert_snapshot!("bulk_trashed_100x30", h.render());
+    assert_sizes!("bulk_trashed", h);
     // One Ctrl+Z: both restored.
     h.ctrl('z');
     let restores: Vec<_> = h
@@ -369,7 +384,7 @@ fn the_bookmarks_screen_searches_and_opens_the_session_on_the_entry() {
         bookmarks: Ok(vec![a, b]),
         problems: 0,
     })));
-    insta::assert_snapshot!("bookmarks_100x30", h.render());
+    assert_sizes!("bookmarks", h);
     h.type_str("#ci");
     let Mode::Bookmarks(s) = &h.state.mode else {
         panic!()
@@ -378,7 +393,7 @@ fn the_bookmarks_screen_searches_and_opens_the_session_on_the_entry() {
     // Ctrl+E edits the note; #words are tags.
     h.ctrl('e');
     h.type_str(" #keep");
-    insta::assert_snapshot!("bookmark_note_editing_100x30", h.render());
+    assert_sizes!("bookmark_note_editing", h);
     h.key(KeyCode::Enter);
     let fx = h.take_effects();
     let (key, edit) = match fx.as_slice() {

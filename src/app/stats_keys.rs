@@ -71,7 +71,10 @@ pub(crate) fn key(state: &mut AppState, action: Option<Action>, fx: &mut Vec<Eff
         open(state, fx);
         return;
     }
-    let max = state.stats.as_ref().map_or(0, |v| lines(v).len() + 1);
+    let max = state
+        .stats
+        .as_ref()
+        .map_or(0, |v| lines(v, usize::MAX).len() + 1);
     let max = max.min(u16::MAX as usize) as u16;
     state.mode = match action {
         Some(Action::Down) => Mode::Stats {

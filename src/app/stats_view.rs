@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::model::stats::Totals;
 use crate::model::stats::report::{GroupBy, Report, SessionMeta};
-use crate::text::sanitize::sanitize_line;
+use crate::text::pad::fit_width;
 
 use super::styled::{TextLine, Tone};
 
@@ -43,57 +43,122 @@ pub fn short_count(n: u64) -> String {
     }
 }
 
+/// The widest the key column (day, project, model, session) gets, and the narrowest before a
+/// number column is left out instead.
 const KEY_COLS: usize = 36;
+const MIN_KEY_COLS: usize = 20;
 
-fn cells(t: &Totals) -> String {
-    format!(
-        "{:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>10}",
-        t.messages,
-        short_count(t.input),
-        short_count(t.output),
-        short_count(t.cache_read),
-        short_count(t.cache_write),
-        t.cache_hit_rate()
-            .map_or_else(|| "-".to_owned(), |r| format!("{r:.1}%")),
-        format!("${:.4}", t.cost),
-    )
+/// A number column: its head, its width, its cell.
+struct NumberColumn {
+    head: &'static str,
+    width: usize,
+    cell: fn(&Totals) -> String,
 }
 
-/// Cut or padded to `cols` columns.
-fn fit(s: &str, cols: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
-    let clean = sanitize_line(s);
-    let cut = crate::text::sanitize::truncate_width(&clean, cols);
-    let pad = cols.saturating_sub(cut.width());
-    format!("{cut}{}", " ".repeat(pad))
+/// The number columns in the order shown.
+const COLUMNS: [NumberColumn; 7] = [
+    NumberColumn {
+        head: "messages",
+        width: 8,
+        cell: |t| t.messages.to_string(),
+    },
+    NumberColumn {
+        head: "input",
+        width: 8,
+        cell: |t| short_count(t.input),
+    },
+    NumberColumn {
+        head: "output",
+        width: 8,
+        cell: |t| short_count(t.output),
+    },
+    NumberColumn {
+        head: "cache rd",
+        width: 8,
+        cell: |t| short_count(t.cache_read),
+    },
+    NumberColumn {
+        head: "cache wr",
+        width: 8,
+        cell: |t| short_count(t.cache_write),
+    },
+    NumberColumn {
+        head: "hit",
+        width: 6,
+        cell: |t| {
+            t.cache_hit_rate()
+                .map_or_else(|| "-".to_owned(), |r| format!("{r:.1}%"))
+        },
+    },
+    NumberColumn {
+        head: "cost",
+        width: 10,
+        cell: |t| format!("${:.4}", t.cost),
+    },
+];
+
+/// Which columns are left out first when the screen is narrow (indexes into [`COLUMNS`]):
+/// messages and cost stay longest.
+const DROP_ORDER: [usize; 5] = [4, 3, 5, 2, 1];
+
+/// The number columns that fit in `width` with a key column of at least [`MIN_KEY_COLS`], and
+/// the key column's width.
+fn layout(width: usize) -> (Vec<&'static NumberColumn>, usize) {
+    let mut shown = [true; 7];
+    let need = |shown: &[bool; 7]| -> usize {
+        COLUMNS
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c.width + 1)
+            .sum()
+    };
+    for i in DROP_ORDER {
+        if need(&shown) + MIN_KEY_COLS <= width {
+            break;
+        }
+        shown[i] = false;
+    }
+    let key = width
+        .saturating_sub(need(&shown))
+        .clamp(MIN_KEY_COLS, KEY_COLS);
+    let columns = COLUMNS
+        .iter()
+        .zip(shown)
+        .filter(|(_, s)| *s)
+        .map(|(c, _)| c)
+        .collect();
+    (columns, key)
 }
 
-/// The screen's lines (the view styles them).
-pub fn lines(v: &StatsView) -> Vec<TextLine> {
+fn cells(columns: &[&NumberColumn], t: &Totals) -> String {
+    columns
+        .iter()
+        .map(|c| format!(" {:>w$}", (c.cell)(t), w = c.width))
+        .collect()
+}
+
+/// The screen's lines for `width` columns (the view styles them): the key column narrows,
+/// then the least needed number columns are left out, so no column is ever cut.
+pub fn lines(v: &StatsView, width: usize) -> Vec<TextLine> {
     let mut out = vec![TextLine::new(vec![
         (Tone::Bold, format!("{} sessions ({})", v.sessions, v.scope)),
         (Tone::Muted, "  ·  by ".to_owned()),
         (Tone::Accent, v.by.as_str().to_owned()),
-        (Tone::Muted, "  ·  tab: group by".to_owned()),
     ])];
     out.push(TextLine::blank());
     let Some(r) = &v.report else {
         out.push(TextLine::one(Tone::Muted, "Reading the sessions…"));
         return out;
     };
+    let (columns, key_cols) = layout(width);
+    let heads: String = columns
+        .iter()
+        .map(|c| format!(" {:>w$}", c.head, w = c.width))
+        .collect();
     out.push(TextLine::one(
         Tone::MutedBold,
-        format!(
-            "{} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>10}",
-            fit(v.by.as_str(), KEY_COLS),
-            "messages",
-            "input",
-            "output",
-            "cache rd",
-            "cache wr",
-            "hit",
-            "cost"
-        ),
+        format!("{}{heads}", fit_width(v.by.as_str(), key_cols)),
     ));
     for g in r.rows() {
         let key = match &g.session {
@@ -101,8 +166,8 @@ pub fn lines(v: &StatsView) -> Vec<TextLine> {
             None => g.key.clone(),
         };
         out.push(TextLine::new(vec![
-            (Tone::Plain, fit(&key, KEY_COLS)),
-            (Tone::Plain, format!(" {}", cells(&g.totals))),
+            (Tone::Plain, fit_width(&key, key_cols)),
+            (Tone::Plain, cells(&columns, &g.totals)),
         ]));
     }
     if r.is_empty() {
@@ -111,9 +176,9 @@ pub fn lines(v: &StatsView) -> Vec<TextLine> {
     out.push(TextLine::new(vec![
         (
             Tone::Bold,
-            fit(&format!("total ({} sessions)", r.sessions), KEY_COLS),
+            fit_width(&format!("total ({} sessions)", r.sessions), key_cols),
         ),
-        (Tone::Bold, format!(" {}", cells(&r.total))),
+        (Tone::Bold, cells(&columns, &r.total)),
     ]));
     out
 }

@@ -14,7 +14,8 @@ use crate::model::stats::report::{GroupBy, Report, SessionMeta};
 use crate::storage::index::{Index, ListOptions};
 use crate::storage::roots::SessionRoot;
 use crate::storage::stats::report_over;
-use crate::text::sanitize::{sanitize_line, truncate_width};
+use crate::text::pad::fit_width;
+use crate::text::sanitize::sanitize_line;
 
 use super::args::GlobalArgs;
 use super::error::CliError;
@@ -195,8 +196,8 @@ fn write_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
     let line = |out: &mut dyn Write, key: &str, t: &Totals| {
         writeln!(
             out,
-            "{:<44} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10}",
-            pad(key, 44),
+            "{} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10}",
+            fit_width(key, 44),
             t.messages,
             short_count(t.input),
             short_count(t.output),
@@ -220,10 +221,4 @@ fn write_table(out: &mut dyn Write, r: &Report) -> io::Result<()> {
         &r.total,
     )?;
     out.flush()
-}
-
-/// Sanitized and cut to `cols` columns (display width).
-fn pad(s: &str, cols: usize) -> String {
-    let clean = sanitize_line(s);
-    truncate_width(&clean, cols).into_owned()
 }

@@ -3,5 +3,6 @@
 
 pub mod clip;
 pub mod count;
+pub mod pad;
 pub mod paths;
 pub mod sanitize;

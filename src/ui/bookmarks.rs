@@ -98,7 +98,8 @@ pub(crate) fn draw_bookmarks(frame: &mut Frame, area: Rect, state: &AppState, s:
             ));
         }
         let title = one_line(&b.session_title, width / 2);
-        let text_room = width.saturating_sub(4 + title.width() + b.kind.width() + 4);
+        // The indent, " · " and ": " around the title and the kind.
+        let text_room = width.saturating_sub(4 + title.width() + 3 + b.kind.width() + 2);
         let second = Line::from(vec![
             Span::raw("    "),
             Span::styled(title, t.muted),

@@ -16,20 +16,37 @@ pub(crate) fn draw_help_popup(
     frame: &mut Frame,
     area: Rect,
     title: &str,
+    lines: Vec<Line<'static>>,
+    scroll: u16,
+    theme: &Theme,
+) {
+    let closing = |fits: bool| {
+        Line::styled(
+            if fits {
+                "any key closes this help"
+            } else {
+                "↑ ↓ pgup pgdn scroll · any other key closes"
+            },
+            theme.muted,
+        )
+    };
+    draw_popup(frame, area, title, lines, scroll, closing, theme);
+}
+
+/// A scrollable popup of `lines` with a last line that stays put: `closing(fits)`, told
+/// whether every line fits without scrolling.
+pub(crate) fn draw_popup(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
     mut lines: Vec<Line<'static>>,
     scroll: u16,
+    closing: impl Fn(bool) -> Line<'static>,
     theme: &Theme,
 ) {
     let fits = lines.len() as u16 + 3 <= area.height;
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        if fits {
-            "any key closes this help"
-        } else {
-            "↑ ↓ pgup pgdn scroll · any other key closes"
-        },
-        theme.muted,
-    ));
+    lines.push(closing(fits));
     let content_w = lines.iter().map(Line::width).max().unwrap_or(20) as u16;
     let w = (content_w + 4).min(area.width);
     let h = (lines.len() as u16 + 2).min(area.height);

@@ -66,12 +66,12 @@ pub(crate) fn draw_confirm_trash_marked(frame: &mut Frame, area: Rect, state: &A
         return;
     };
     let t = &Theme::of(state);
-    let km = &state.keymap;
     let home = state.options.home.as_deref();
     let w = area.width.min(100);
     let width = (w as usize).saturating_sub(4);
-    // Title, border and the keys line take 4 rows; keep one for the footer.
-    let room = (area.height as usize).saturating_sub(6).max(1);
+    let keys = confirm_keys(state, t, width);
+    // Title, border and the keys lines take 3 + n rows; keep one for the footer.
+    let room = (area.height as usize).saturating_sub(5 + keys.len()).max(1);
     let mut lines = Vec::new();
     let shown = if records.len() > room {
         room.saturating_sub(1)
@@ -96,18 +96,7 @@ pub(crate) fn draw_confirm_trash_marked(frame: &mut Frame, area: Rect, state: &A
             t.muted,
         ));
     }
-    lines.push(Line::from(vec![
-        Span::styled(
-            km.keys_label(KeyContext::Confirm, Action::Yes),
-            t.error.add_modifier(Modifier::BOLD),
-        ),
-        Span::raw(format!(
-            " move all to trash ({} undoes all) · ",
-            km.key_label(KeyContext::Picker, Action::Undo)
-        )),
-        Span::styled(km.keys_label(KeyContext::Confirm, Action::No), t.accent),
-        Span::raw(" cancel"),
-    ]));
+    lines.extend(keys);
     let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(1));
     let rect = Rect::new(
         area.x + (area.width - w) / 2,
@@ -132,4 +121,45 @@ pub(crate) fn draw_confirm_trash_marked(frame: &mut Frame, area: Rect, state: &A
         inner.height,
     );
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The keys of the bulk confirmation on one line, or, when it is wider than `width`, yes and no
+/// on a line each (yes without the undo note if that still does not fit): never cut mid-word.
+fn confirm_keys(state: &AppState, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let km = &state.keymap;
+    let yes_key = Span::styled(
+        km.keys_label(KeyContext::Confirm, Action::Yes),
+        t.error.add_modifier(Modifier::BOLD),
+    );
+    let undo = format!(
+        " ({} undoes all)",
+        km.key_label(KeyContext::Picker, Action::Undo)
+    );
+    let no = vec![
+        Span::styled(km.keys_label(KeyContext::Confirm, Action::No), t.accent),
+        Span::raw(" cancel"),
+    ];
+    let yes = |with_undo: bool| {
+        let text = if with_undo {
+            format!(" move all to trash{undo}")
+        } else {
+            " move all to trash".to_owned()
+        };
+        vec![yes_key.clone(), Span::raw(text)]
+    };
+    let one: Vec<Span<'static>> = yes(true)
+        .into_iter()
+        .chain([Span::raw(" · ")])
+        .chain(no.clone())
+        .collect();
+    if Line::from(one.clone()).width() <= width {
+        return vec![Line::from(one)];
+    }
+    let first = Line::from(yes(true));
+    let first = if first.width() <= width {
+        first
+    } else {
+        Line::from(yes(false))
+    };
+    vec![first, Line::from(no)]
 }

@@ -14,6 +14,7 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 pub mod index;
+pub mod tmux;
 
 /// The header line of a v3 session (no trailing newline).
 pub fn header(id: &str, cwd: &str) -> String {

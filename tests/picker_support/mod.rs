@@ -18,6 +18,24 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
+/// The sizes every screen and popup is snapshotted at (see [`assert_sizes`]).
+pub const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 45)];
+
+/// Snapshots a harness's screen at each of [`SIZES`] as `NAME_WxH` (a resize there and back:
+/// what a user sees after resizing the terminal to that size).
+/// `assert_sizes!("bookmarks", h);`
+#[allow(unused_macros)]
+macro_rules! assert_sizes {
+    ($name:expr, $harness:expr) => {
+        for (w, h) in $crate::support::SIZES {
+            let screen = $harness.render_at(w, h);
+            insta::assert_snapshot!(format!("{}_{w}x{h}", $name), screen);
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use assert_sizes;
+
 /// 2026-11-30T12:00:00Z, the "now" of every snapshot.
 pub const NOW: i64 = 1_796_040_000_000;
 pub const MIN: i64 = 60_000;
@@ -326,6 +344,19 @@ impl Harness {
     /// Takes the effects collected so far.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
+    }
+
+    /// The screen as text at `width`×`height`; the viewport is set back after.
+    /// What the resize asks for (a preview the wider screen shows) is answered first, as the
+    /// event loop would, and the effects it leaves are dropped: they are not the test's.
+    pub fn render_at(&mut self, width: u16, height: u16) -> String {
+        let was = self.state.viewport;
+        let pending = std::mem::take(&mut self.effects);
+        self.send(Event::Resize(width, height));
+        let screen = self.render();
+        self.raw(Event::Resize(was.0, was.1));
+        self.effects = pending;
+        screen
     }
 
     /// The screen as text, at the viewport size.
