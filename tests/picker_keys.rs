@@ -11,6 +11,8 @@ use support::*;
 
 fn loaded() -> Harness {
     let mut h = Harness::new(100, 30);
+    // Families open, so the fork is a row (folding has its own tests: tests/families.rs).
+    h.state.picker.families.folded_by_default = false;
     h.load(fixtures());
     h.take_effects();
     h
@@ -29,6 +31,11 @@ fn starts_with_a_scan_and_an_empty_list() {
 
 #[test]
 fn current_folder_threaded_by_default_internal_hidden() {
+    // By default the fork is folded under its parent.
+    let mut h = Harness::new(100, 30);
+    h.load(fixtures());
+    assert_eq!(h.titles().len(), 4);
+    assert_eq!(h.state.picker.families.shown.hidden_under.len(), 1);
     let h = loaded();
     assert_eq!(h.state.picker.scope, Scope::Current);
     assert_eq!(h.state.picker.sort, SortMode::Threaded);
@@ -526,6 +533,7 @@ fn forks_match_parents_by_file_name_when_paths_moved_and_cycles_break() {
     a.parent_session_path = Some(b.path.to_string_lossy().into_owned());
     b.parent_session_path = Some(a.path.to_string_lossy().into_owned());
     let mut h = Harness::new(100, 30);
+    h.state.picker.families.folded_by_default = false;
     h.load([parent, child, a, b].into_iter().map(record).collect());
     assert_eq!(h.titles()[0], "parent session");
     assert_eq!(h.titles()[1], "forked session");

@@ -17,6 +17,8 @@ use support::*;
 
 fn loaded() -> Harness {
     let mut h = Harness::new(100, 30);
+    // Families open, so the fork is a row (folding has its own tests: tests/families.rs).
+    h.state.picker.families.folded_by_default = false;
     h.load(fixtures());
     h.take_effects();
     h

@@ -439,7 +439,7 @@ impl Action {
             A::FoldFamily => (
                 "fold-family",
                 None,
-                "threaded: fold the session's forks and subagents under it",
+                "threaded: fold the session's forks and subagents, or the family it is in",
             ),
             A::UnfoldFamily => (
                 "unfold-family",

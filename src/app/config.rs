@@ -97,7 +97,7 @@ pub struct Config {
     /// `[picker] columns`: the row columns by name (`None`: the defaults), checked by
     /// [`super::columns::resolve`].
     pub columns: Option<Vec<String>>,
-    /// `[picker] families`: `"folded"` or `"expanded"` (the default), checked in `launch`.
+    /// `[picker] families`: `"folded"` (the default) or `"unfolded"`, checked in `launch`.
     pub families: Option<String>,
 }
 

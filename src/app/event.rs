@@ -120,7 +120,7 @@ pub enum Event {
     /// Threaded rows built in the background for request `generation`.
     ThreadsBuilt {
         generation: u64,
-        rows: Vec<super::rows::Row>,
+        rows: super::families::BuiltThreads,
     },
     /// The changed paths, read again.
     Refreshed(Box<super::live_data::Refreshed>),

@@ -1,146 +1,171 @@
 //! Session families in the threaded list: a session with forks or subagent children (their
-//! `parentSession`) is a node that folds (Alt+← or Alt+F) and unfolds (Alt+→ or Alt+F), shown
-//! with its number of hidden descendants. Unfolded by default, as pi draws them;
-//! `[picker] families = "folded"` starts every family folded. Alt+C hides child sessions in
-//! every sort.
+//! `parentSession`) is a node, folded by default with the number of sessions it hides
+//! (`▸ 3`), open with `▾`. Alt+→ unfolds, Alt+← folds (on a session inside a family: the
+//! family it is in, the selection moving to its head), Alt+F toggles;
+//! `[picker] families = "unfolded"` starts them open, as pi draws them. Alt+C hides child
+//! sessions in every sort.
 //!
-//! Works on the rows the threaded builder made (depth first, each row's depth in its prefix),
-//! so the builder stays as it is: a node's descendants are the rows after it that are deeper.
+//! The folding happens where the threaded rows are built (`threads::threaded_folded`), on the
+//! UI thread for short lists and in the background job for long ones, from a [`FoldSpec`]
+//! sent with the request. The selected session is never hidden: a family it is in stays (and
+//! is marked) open. A search lists its matches flat, ranked, folded family or not.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
-use unicode_width::UnicodeWidthStr;
-
-use super::record::SessionRecord;
 use super::rows::Row;
 
-/// Fold state of the families, kept across row rebuilds (by session path: record indices
-/// are stable, but a path also survives a refresh).
-#[derive(Clone, Debug, Default)]
+/// Fold state of the families, kept across row rebuilds (by session path: it survives a
+/// refresh and a background build).
+#[derive(Clone, Debug)]
 pub struct Families {
-    /// Nodes start folded.
+    /// Nodes start folded (the default; `families = "unfolded"` turns it off).
     pub folded_by_default: bool,
     /// Nodes whose state differs from the default.
     pub toggled: HashSet<PathBuf>,
     /// Hide every session that has a `parentSession`, in every sort.
     pub hide_children: bool,
-    /// For the rows built last: record → descendants hidden under it (folded nodes only).
-    pub hidden_under: HashMap<usize, usize>,
-    /// For the rows built last: records that have children (foldable nodes).
-    pub parents: HashSet<usize>,
+    /// What the rows shown were built with.
+    pub shown: Folds,
 }
 
-/// A row's depth, from its drawn prefix (three columns a level).
-fn depth(row: &Row) -> usize {
-    row.prefix.width() / 3
+impl Default for Families {
+    fn default() -> Self {
+        Families {
+            folded_by_default: true,
+            toggled: HashSet::new(),
+            hide_children: false,
+            shown: Folds::default(),
+        }
+    }
+}
+
+/// How to fold, for a build of the threaded rows (on a worker, for long lists).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoldSpec {
+    pub folded_by_default: bool,
+    pub toggled: HashSet<PathBuf>,
+    /// The selected session: the families it is in are opened.
+    pub reveal: Option<usize>,
+}
+
+impl FoldSpec {
+    pub(crate) fn is_folded(&self, path: &Path) -> bool {
+        self.folded_by_default != self.toggled.contains(path)
+    }
+}
+
+/// The families of built rows (records are indices into the picker's records).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Folds {
+    /// Records with children: the nodes that fold.
+    pub parents: HashSet<usize>,
+    /// Folded nodes → the number of sessions hidden under them.
+    pub hidden_under: HashMap<usize, usize>,
+    /// Shown rows inside a family → the session they are under.
+    pub parent_of: HashMap<usize, usize>,
+    /// Folded nodes opened to show the selected session (made open for good when the rows
+    /// are taken, so they do not fold again under the user).
+    pub opened: Vec<usize>,
+}
+
+/// Threaded rows and their families, as a build returns them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuiltThreads {
+    pub rows: Vec<Row>,
+    pub folds: Folds,
+}
+
+/// The value of `[picker] families`: whether families start folded.
+pub fn parse_config(value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("folded") => Ok(true),
+        // "expanded" was the name of the opposite before; still read.
+        Some("unfolded" | "expanded") => Ok(false),
+        Some(other) => Err(format!(
+            "[picker] families: `{}` is not \"folded\" or \"unfolded\"",
+            crate::text::sanitize::sanitize_line(other)
+        )),
+    }
 }
 
 impl Families {
-    fn is_folded(&self, r: &SessionRecord) -> bool {
-        self.folded_by_default != self.toggled.contains(&r.info.path)
+    /// The spec of a build that keeps `selected` visible.
+    pub(crate) fn spec(&self, selected: Option<usize>) -> FoldSpec {
+        FoldSpec {
+            folded_by_default: self.folded_by_default,
+            toggled: self.toggled.clone(),
+            reveal: selected,
+        }
     }
 
-    /// Drops the descendants of folded nodes from threaded `rows`, noting how many each hides.
-    pub fn fold_rows(&mut self, records: &[Arc<SessionRecord>], rows: Vec<Row>) -> Vec<Row> {
-        self.hidden_under.clear();
-        self.parents.clear();
-        let depths: Vec<usize> = rows.iter().map(depth).collect();
-        let mut out = Vec::with_capacity(rows.len());
-        let mut i = 0;
-        while i < rows.len() {
-            let d = depths[i];
-            let mut end = i + 1;
-            while end < rows.len() && depths[end] > d {
-                end += 1;
-            }
-            let record = rows[i].record;
-            let has_children = end > i + 1;
-            if has_children {
-                self.parents.insert(record);
-            }
-            let folded = has_children && records.get(record).is_some_and(|r| self.is_folded(r));
-            out.push(rows[i].clone());
-            if folded {
-                self.hidden_under.insert(record, end - i - 1);
-                i = end;
-            } else {
-                i += 1;
-            }
-        }
-        out
+    fn is_folded(&self, path: &Path) -> bool {
+        self.folded_by_default != self.toggled.contains(path)
     }
 
-    /// Folds (`Some(true)`), unfolds (`Some(false)`) or toggles (`None`) the node of `record`;
-    /// false when it has no children.
-    pub fn set_folded(&mut self, record: &SessionRecord, index: usize, fold: Option<bool>) -> bool {
-        if !self.parents.contains(&index) {
-            return false;
+    fn set(&mut self, path: &Path, folded: bool) {
+        if self.is_folded(path) != folded && !self.toggled.remove(path) {
+            self.toggled.insert(path.to_path_buf());
         }
-        let now = self.is_folded(record);
-        let want = fold.unwrap_or(!now);
-        if want != now {
-            let path = record.info.path.clone();
-            if !self.toggled.remove(&path) {
-                self.toggled.insert(path);
+    }
+
+    /// Takes the families of rows about to be shown (`paths` names the records).
+    pub(crate) fn take(&mut self, folds: Folds, path_of: impl Fn(usize) -> Option<PathBuf>) {
+        for &i in &folds.opened {
+            if let Some(p) = path_of(i) {
+                self.set(&p, false);
             }
         }
-        true
+        self.shown = folds;
+    }
+
+    /// The node an action on the shown row of `record` works on: itself when it has
+    /// children; for Fold, else the family it is in.
+    pub(crate) fn target(&self, record: usize, fold: Option<bool>) -> Option<usize> {
+        if self.shown.parents.contains(&record)
+            && (fold != Some(true) || !self.shown.hidden_under.contains_key(&record))
+        {
+            return Some(record);
+        }
+        match fold {
+            Some(true) => self.shown.parent_of.get(&record).copied(),
+            _ => None,
+        }
+    }
+
+    /// Folds (`Some(true)`), unfolds (`Some(false)`) or toggles (`None`) the node at `path`
+    /// (one [`Families::target`] returned).
+    pub(crate) fn set_folded(&mut self, path: &Path, fold: Option<bool>) {
+        let want = fold.unwrap_or(!self.is_folded(path));
+        self.set(path, want);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::info::SessionInfo;
 
-    fn rec(i: usize) -> Arc<SessionRecord> {
-        Arc::new(SessionRecord::without_fs(
-            SessionInfo {
-                path: PathBuf::from(format!("/s/{i}.jsonl")),
-                ..SessionInfo::default()
-            },
-            true,
-        ))
-    }
-
-    fn row(record: usize, prefix: &str) -> Row {
-        Row {
-            record,
-            prefix: prefix.to_owned(),
-        }
+    #[test]
+    fn the_config_values() {
+        assert_eq!(parse_config(None), Ok(true), "folded by default");
+        assert_eq!(parse_config(Some("folded")), Ok(true));
+        assert_eq!(parse_config(Some("unfolded")), Ok(false));
+        assert_eq!(parse_config(Some("expanded")), Ok(false));
+        let err = parse_config(Some("open\u{1b}[2J")).unwrap_err();
+        assert!(err.contains("not \"folded\" or \"unfolded\""), "{err}");
+        assert!(!err.contains('\u{1b}'), "sanitized: {err}");
     }
 
     #[test]
-    fn folded_nodes_hide_their_descendants_and_count_them() {
-        let records: Vec<_> = (0..5).map(rec).collect();
-        let rows = vec![
-            row(0, ""),
-            row(1, "├─ "),
-            row(2, "│  └─ "),
-            row(3, "└─ "),
-            row(4, ""),
-        ];
-        let mut f = Families {
-            folded_by_default: true,
-            ..Families::default()
-        };
-        let shown = f.fold_rows(&records, rows.clone());
-        assert_eq!(shown.iter().map(|r| r.record).collect::<Vec<_>>(), [0, 4]);
-        assert_eq!(f.hidden_under.get(&0), Some(&3));
-        assert!(f.set_folded(&records[0], 0, Some(false)));
-        let shown = f.fold_rows(&records, rows.clone());
-        // 1 is a folded node of its own.
-        assert_eq!(
-            shown.iter().map(|r| r.record).collect::<Vec<_>>(),
-            [0, 1, 3, 4]
-        );
-        assert_eq!(f.hidden_under.get(&1), Some(&1));
-        assert!(!f.set_folded(&records[4], 4, None), "no children");
-        assert!(f.set_folded(&records[1], 1, None));
-        let shown = f.fold_rows(&records, rows);
-        assert_eq!(shown.len(), 5);
-        assert!(f.hidden_under.is_empty());
+    fn toggling_twice_is_the_default_again() {
+        let mut f = Families::default();
+        let p = Path::new("/s/1.jsonl");
+        f.set_folded(p, None);
+        assert!(!f.is_folded(p));
+        f.set_folded(p, Some(false));
+        assert!(!f.is_folded(p));
+        f.set_folded(p, None);
+        assert!(f.is_folded(p));
+        assert!(f.toggled.is_empty());
     }
 }

@@ -61,7 +61,7 @@ pub struct Setup {
     pub problems: Vec<String>,
     /// The row columns of `[picker] columns`.
     pub columns: Vec<super::columns::Column>,
-    /// `[picker] families = "folded"`: families start folded.
+    /// `[picker] families` (`"folded"`, the default, or `"unfolded"`): families start folded.
     pub families_folded: bool,
 }
 
@@ -73,17 +73,11 @@ impl Setup {
         problems.extend(theme_problems);
         let (columns, column_problems) = super::columns::resolve(config.columns.as_deref());
         problems.extend(column_problems);
-        let families_folded = match config.families.as_deref() {
-            None | Some("expanded") => false,
-            Some("folded") => true,
-            Some(other) => {
-                problems.push(format!(
-                    "[picker] families: `{}` is not \"folded\" or \"expanded\"",
-                    crate::text::sanitize::sanitize_line(other)
-                ));
-                false
-            }
-        };
+        let families_folded = super::families::parse_config(config.families.as_deref())
+            .unwrap_or_else(|problem| {
+                problems.push(problem);
+                true
+            });
         Setup {
             keymap,
             palette,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::storage::roots::Skipped;
 
+use super::families::{BuiltThreads, FoldSpec};
 use super::record::SessionRecord;
 use super::rows::Row;
 
@@ -53,12 +54,16 @@ pub struct ThreadsRequest {
     /// A snapshot of the records (shared pointers); `listed` indexes it.
     pub records: Vec<Arc<SessionRecord>>,
     pub listed: Vec<usize>,
+    /// The listed sessions that are pinned (first, flat).
+    pub pinned: Vec<usize>,
+    /// How the families fold, as when the request was made.
+    pub fold: FoldSpec,
 }
 
 impl ThreadsRequest {
-    /// Builds the rows (on a worker).
-    pub fn build(&self) -> Vec<Row> {
-        super::threads::threaded_rows(&self.records, &self.listed)
+    /// Builds the rows, families folded (on a worker).
+    pub fn build(&self) -> BuiltThreads {
+        super::threads::threaded_folded(&self.records, &self.listed, &self.pinned, &self.fold)
     }
 }
 
@@ -78,12 +83,13 @@ pub struct ThreadsJob {
 }
 
 impl ThreadsJob {
-    /// Asks for the threaded rows of `listed`; `rows` (shown meanwhile) keep only the listed
-    /// sessions.
+    /// Asks for the threaded rows of `listed` (`pinned` first, families folded as `fold`
+    /// says); `rows` (shown meanwhile) keep only the listed sessions.
     pub(crate) fn request(
         &mut self,
         records: &[Arc<SessionRecord>],
-        listed: Vec<usize>,
+        (listed, pinned): (Vec<usize>, Vec<usize>),
+        fold: FoldSpec,
         rows: &mut Vec<Row>,
     ) {
         let mut still = vec![false; records.len()];
@@ -98,6 +104,8 @@ impl ThreadsJob {
             generation: self.generation,
             records: records.to_vec(),
             listed,
+            pinned,
+            fold,
         });
     }
 

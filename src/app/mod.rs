@@ -8,6 +8,7 @@ pub mod columns;
 pub mod config;
 pub mod event;
 pub mod families;
+pub(crate) mod family_keys;
 pub mod first_run;
 pub mod follow;
 pub mod fork_open;

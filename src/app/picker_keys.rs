@@ -211,32 +211,9 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
         }
         Action::Stats => super::stats_keys::open(state, fx),
         Action::FoldFamily | Action::UnfoldFamily | Action::ToggleFamily => {
-            let fold = match action {
-                Action::FoldFamily => Some(true),
-                Action::UnfoldFamily => Some(false),
-                _ => None,
-            };
-            let Some(row) = state.picker.rows.get(state.picker.selected) else {
-                return;
-            };
-            let index = row.record;
-            let Some(rec) = state.picker.records.get(index).cloned() else {
-                return;
-            };
-            if state.picker.families.set_folded(&rec, index, fold) {
-                state.picker.rebuild_rows();
-            }
+            super::family_keys::fold_action(state, action)
         }
-        Action::HideChildren => {
-            state.picker.families.hide_children = !state.picker.families.hide_children;
-            state.picker.rebuild_rows();
-            let text = if state.picker.families.hide_children {
-                "Child sessions hidden"
-            } else {
-                "Child sessions shown"
-            };
-            set_status(state, text.into(), StatusKind::Info);
-        }
+        Action::HideChildren => super::family_keys::toggle_children(state),
         Action::Dismiss if state.notices.has_status() => {
             state.notices.dismiss(super::notice::NoticeKind::Status);
         }

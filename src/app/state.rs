@@ -431,22 +431,20 @@ impl PickerState {
         let listed: Vec<usize> = (0..self.records.len())
             .filter(|&i| self.is_listed(i))
             .collect();
-        self.families.hidden_under.clear();
-        self.families.parents.clear();
-        // A long threaded list is built in the background (see `threads_job`).
+        // A long threaded list is built in the background (see `threads_job`); the rows and
+        // families shown meanwhile stay.
         let threaded = self.sort == SortMode::Threaded && !self.has_query();
         if threaded && listed.len() > super::live_data::INLINE_MAX {
-            self.threads.request(&self.records, listed, &mut self.rows);
+            self.request_threaded(listed);
             self.restore_selection();
             return;
         }
         self.threads.cancel();
+        self.families.shown = Default::default();
         self.rows = if !self.has_query() {
             match self.sort {
-                SortMode::Threaded => {
-                    let rows = super::threads::threaded_rows(&self.records, &listed);
-                    self.families.fold_rows(&self.records, rows)
-                }
+                // Pins first and families folded (`family_keys`).
+                SortMode::Threaded => self.threaded_now(&listed),
                 SortMode::Recent | SortMode::Fuzzy => {
                     let mut l = listed;
                     sort_recent(&self.records, &mut l);
@@ -483,8 +481,9 @@ impl PickerState {
             }
             plain_rows(l)
         };
-        let threaded = self.sort == SortMode::Threaded && !self.has_query();
-        super::org::pins_first(&self.org, &self.records, &mut self.rows, threaded);
+        if !threaded {
+            super::org::pins_first(&self.org, &self.records, &mut self.rows, false);
+        }
         self.restore_selection();
     }
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::families::{BuiltThreads, FoldSpec, Folds};
 use super::record::SessionRecord;
 use super::rows::Row;
 
@@ -99,9 +100,17 @@ fn break_cycles(listed: &[usize], parent_of: &mut [Option<usize>]) {
     }
 }
 
-/// pi's threaded view: forks under their parent, siblings and roots by most recent activity
-/// in their subtree (then by path), flattened depth first with `├─`/`└─` prefixes.
-pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Row> {
+/// The listed sessions as a forest: roots and each session's children, both in pi's order
+/// (most recent activity in the subtree first, then by path), and each one's parent.
+struct Forest {
+    roots: Vec<usize>,
+    children: Vec<Vec<usize>>,
+    parent_of: Vec<Option<usize>>,
+    /// Each listed session's subtree, itself included (indexed by record).
+    size: Vec<usize>,
+}
+
+fn forest(records: &[Arc<SessionRecord>], listed: &[usize]) -> Forest {
     let parent_of = parents(records, listed);
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); records.len()];
     let mut roots = Vec::new();
@@ -114,6 +123,7 @@ pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Ro
     // Most recent activity anywhere in the subtree: children before parents, found by a walk
     // from the roots (every listed session is under one, the cycles being broken).
     let mut latest: Vec<i64> = records.iter().map(|r| r.info.modified_ms).collect();
+    let mut size = vec![1usize; records.len()];
     let mut preorder = Vec::with_capacity(listed.len());
     let mut stack: Vec<usize> = roots.clone();
     while let Some(i) = stack.pop() {
@@ -123,6 +133,7 @@ pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Ro
     for &i in preorder.iter().rev() {
         if let Some(p) = parent_of[i] {
             latest[p] = latest[p].max(latest[i]);
+            size[p] += size[i];
         }
     }
     let order = |list: &mut Vec<usize>| {
@@ -136,7 +147,84 @@ pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Ro
     for &i in &preorder {
         order(&mut children[i]);
     }
-    let mut rows = Vec::with_capacity(listed.len());
+    Forest {
+        roots,
+        children,
+        parent_of,
+        size,
+    }
+}
+
+/// pi's threaded view: forks under their parent, siblings and roots by most recent activity
+/// in their subtree (then by path), flattened depth first with `├─`/`└─` prefixes.
+pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Row> {
+    walk(&forest(records, listed), |_| false, &mut Folds::default())
+}
+
+/// The threaded rows with the families folded as `spec` says (see [`super::families`]).
+/// Pinned sessions (`pinned`, listed ones) come first, flat, in their threaded order; the
+/// others are threaded without them, so a pin is never hidden in a folded family.
+pub fn threaded_folded(
+    records: &[Arc<SessionRecord>],
+    listed: &[usize],
+    pinned: &[usize],
+    spec: &FoldSpec,
+) -> BuiltThreads {
+    let mut rows = Vec::new();
+    let rest: Vec<usize>;
+    let listed = if pinned.is_empty() {
+        listed
+    } else {
+        let mut is_pinned = vec![false; records.len()];
+        for &i in pinned {
+            if let Some(p) = is_pinned.get_mut(i) {
+                *p = true;
+            }
+        }
+        rows.extend(
+            threaded_rows(records, listed)
+                .into_iter()
+                .filter(|r| is_pinned[r.record])
+                .map(|r| Row {
+                    record: r.record,
+                    prefix: String::new(),
+                }),
+        );
+        rest = listed.iter().copied().filter(|&i| !is_pinned[i]).collect();
+        &rest
+    };
+    let forest = forest(records, listed);
+    // The selected session is never hidden: the families it is in stay open.
+    let mut reveal = vec![];
+    let mut revealed = vec![false; records.len()];
+    if let Some(mut cur) = spec.reveal.filter(|&r| r < records.len()) {
+        while let Some(p) = forest.parent_of[cur] {
+            reveal.push(p);
+            revealed[p] = true;
+            cur = p;
+        }
+    }
+    let mut folds = Folds::default();
+    let fold =
+        |i: usize| !revealed[i] && records.get(i).is_some_and(|r| spec.is_folded(&r.info.path));
+    rows.extend(walk(&forest, fold, &mut folds));
+    folds.opened = reveal
+        .into_iter()
+        .filter(|&i| records.get(i).is_some_and(|r| spec.is_folded(&r.info.path)))
+        .collect();
+    BuiltThreads { rows, folds }
+}
+
+/// Flattens `forest` depth first, not entering the nodes `fold` says are folded; notes the
+/// nodes, the folded ones' hidden counts and the shown rows' parents in `folds`.
+fn walk(forest: &Forest, fold: impl Fn(usize) -> bool, folds: &mut Folds) -> Vec<Row> {
+    let Forest {
+        roots,
+        children,
+        parent_of,
+        size,
+    } = forest;
+    let mut rows = Vec::with_capacity(roots.len());
     // Iterative DFS: (record, depth, is_last, ancestors-continue flags of the drawn levels).
     let mut stack: Vec<(usize, usize, bool, Vec<bool>)> = roots
         .iter()
@@ -148,17 +236,26 @@ pub fn threaded_rows(records: &[Arc<SessionRecord>], listed: &[usize]) -> Vec<Ro
             record: i,
             prefix: prefix(depth, is_last, &ancestors),
         });
+        if let Some(p) = parent_of[i] {
+            folds.parent_of.insert(i, p);
+        }
         let kids = &children[i];
-        if !kids.is_empty() {
-            let mut next = ancestors;
-            // The root level never draws a line (as pi). Levels past the drawn depth are not
-            // drawn, so their flags are not kept.
-            if next.len() < MAX_DRAWN_DEPTH {
-                next.push(depth > 0 && !is_last);
-            }
-            for (n, &k) in kids.iter().enumerate().rev() {
-                stack.push((k, depth + 1, n + 1 == kids.len(), next.clone()));
-            }
+        if kids.is_empty() {
+            continue;
+        }
+        folds.parents.insert(i);
+        if fold(i) {
+            folds.hidden_under.insert(i, size[i] - 1);
+            continue;
+        }
+        let mut next = ancestors;
+        // The root level never draws a line (as pi). Levels past the drawn depth are not
+        // drawn, so their flags are not kept.
+        if next.len() < MAX_DRAWN_DEPTH {
+            next.push(depth > 0 && !is_last);
+        }
+        for (n, &k) in kids.iter().enumerate().rev() {
+            stack.push((k, depth + 1, n + 1 == kids.len(), next.clone()));
         }
     }
     rows
@@ -422,5 +519,46 @@ mod tests {
             rows[N - 1].prefix,
             format!("{}…  └─ ", "   ".repeat(MAX_DRAWN_DEPTH - 1))
         );
+    }
+
+    /// Folding counts by the tree, not by the drawn indentation: in a 40-deep chain (deeper
+    /// than the list draws) a folded session hides every one under it.
+    #[test]
+    fn folds_past_the_drawn_depth_and_pins_first() {
+        const N: usize = 40;
+        let records: Vec<_> = (0..N)
+            .map(|i| record(i, i.checked_sub(1), i as i64))
+            .collect();
+        let listed: Vec<usize> = (0..N).collect();
+        let mut spec = FoldSpec {
+            folded_by_default: false,
+            ..FoldSpec::default()
+        };
+        spec.toggled.insert(records[20].info.path.clone());
+        let built = threaded_folded(&records, &listed, &[], &spec);
+        assert_eq!(built.rows.len(), 21);
+        assert_eq!(built.folds.hidden_under.get(&20), Some(&19));
+        assert_eq!(built.folds.parent_of.get(&20), Some(&19));
+        // Selecting 30 opens 20 again (and says so); pinned 35 comes first, flat, and the
+        // chain breaks there.
+        spec.reveal = Some(30);
+        let built = threaded_folded(&records, &listed, &[35], &spec);
+        assert_eq!(built.folds.opened, [20]);
+        assert_eq!(built.rows[0].record, 35);
+        assert!(built.rows[0].prefix.is_empty());
+        assert_eq!(built.rows.len(), N);
+        // 36 to 39 (the newer) first, as a root without its pinned parent.
+        assert_eq!(built.rows[1].record, 36);
+        assert!(built.rows[1].prefix.is_empty());
+        assert_eq!(built.rows[5].record, 0);
+        // Folded by default, a family's every node folds: only the roots show.
+        spec.folded_by_default = true;
+        spec.toggled.clear();
+        spec.reveal = None;
+        let built = threaded_folded(&records, &listed, &[35], &spec);
+        let shown: Vec<usize> = built.rows.iter().map(|r| r.record).collect();
+        assert_eq!(shown, [35, 36, 0]);
+        assert_eq!(built.folds.hidden_under.get(&0), Some(&34));
+        assert_eq!(built.folds.hidden_under.get(&36), Some(&3));
     }
 }

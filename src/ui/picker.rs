@@ -359,9 +359,6 @@ pub(crate) fn row_line(
         cwd_shown = Some(cwd.clone());
         right_parts.push(cwd);
     }
-    if let Some(n) = p.families.hidden_under.get(&row.record) {
-        right_parts.push(format!("+{n}"));
-    }
     // A session only grove's tool-call search found: say so (pi would not list it).
     if p.search
         .matches
@@ -377,7 +374,8 @@ pub(crate) fn row_line(
         .map(|c| c.cell(info, now_ms))
         .collect();
     right_parts.push(cells.join(" "));
-    let markers = super::marks::row_markers(state, row.record, t);
+    let mut markers: Vec<Span> = family_marker(state, row.record, t).into_iter().collect();
+    markers.extend(super::marks::row_markers(state, row.record, t));
     let prefix_w = row.prefix.width() + markers.iter().map(|s| s.content.width()).sum::<usize>();
     // Drop the optional columns before squeezing the title under 10 columns.
     while right_parts.len() > 1 {
@@ -449,6 +447,18 @@ pub(crate) fn row_line(
     } else {
         line
     }
+}
+
+/// A family's head: `▸ 3 ` folded (the sessions it hides), `▾ ` open; nothing on other rows.
+fn family_marker(state: &AppState, record: usize, t: &Theme) -> Option<Span<'static>> {
+    let shown = &state.picker.families.shown;
+    if let Some(n) = shown.hidden_under.get(&record) {
+        return Some(Span::styled(format!("▸ {n} "), t.accent));
+    }
+    shown
+        .parents
+        .contains(&record)
+        .then(|| Span::styled("▾ ", t.muted))
 }
 
 /// Splits `text` into spans, styling the byte `ranges` (clipped to the text) as matched.
