@@ -39,6 +39,7 @@ fn alt_left_folds_a_family_and_alt_right_unfolds_it() {
     assert!(!h.titles().contains(&FORK.to_owned()));
     assert_eq!(h.selected_title().as_deref(), Some(PARENT));
     insta::assert_snapshot!("family_folded", h.render());
+    assert_sizes!("family_folded", h);
     alt(&mut h, KeyCode::Right);
     assert!(h.titles().contains(&FORK.to_owned()));
     // Alt+F toggles; on a session without children it does nothing.
