@@ -87,32 +87,7 @@ fn answer_hits(h: &mut Harness) {
 /// Enter, answered the way the event loop does (the load and the search applied off the UI
 /// thread).
 fn enter(h: &mut Harness) {
-    h.auto_preview = false;
-    h.key(KeyCode::Enter);
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-        search,
-    }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Enter did not open the session");
-    };
-    let mut result = SessionViewState::open(&path, agent, viewport, home);
-    let search = search.expect("Enter on a match carries the search");
-    if let Ok(view) = &mut result {
-        view.open_search(search);
-    }
-    h.raw(Event::SessionOpened {
-        record,
-        path,
-        result,
-    });
+    h.enter_and_open();
 }
 
 /// The screen with the temp folder's random name made constant.

@@ -2,6 +2,8 @@
 //! state and runs background work synchronously, and a renderer on ratatui's TestBackend.
 #![allow(dead_code)]
 
+mod open;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
