@@ -11,16 +11,21 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use grove::app::bookmark_screen::Loaded;
+use grove::app::bookmarks::collect_bookmarks;
 use grove::app::event::{Effect, Event, ScanUpdate};
 use grove::app::keymap::Keymap;
+use grove::app::marks::{OrgEffect, OrgEvent};
 use grove::app::matcher::execute_search;
 use grove::app::preview::load_preview;
 use grove::app::state::{AppState, Liveness, Options, Scope, SessionRecord};
 use grove::app::theme::Palette;
+use grove::app::trash_state::TrashRow;
 use grove::app::update::{start, update};
 use grove::storage::demo::demo_source;
 use grove::storage::read::scan_info;
 use grove::storage::roots::{SessionRoot, find_session_files};
+use grove::storage::stats::report_over;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -37,6 +42,7 @@ fn main() -> std::io::Result<()> {
     let records = demo_records();
     let key = |c: KeyCode| Event::Key(KeyEvent::new(c, KeyModifiers::NONE));
     let ctrl = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    let alt = |c: KeyCode| Event::Key(KeyEvent::new(c, KeyModifiers::ALT));
     let typed = |s: &str| s.chars().map(|c| key(KeyCode::Char(c))).collect::<Vec<_>>();
 
     let shots: Vec<(&str, Vec<Event>)> = vec![
@@ -90,6 +96,49 @@ fn main() -> std::io::Result<()> {
             v.extend((0..30).map(|_| key(KeyCode::Char('k'))));
             v
         }),
+        ("stats", {
+            // Alt+S: the listed sessions' usage, by model.
+            vec![
+                alt(KeyCode::Char('s')),
+                key(KeyCode::Tab),
+                key(KeyCode::Tab),
+            ]
+        }),
+        ("bookmarks", vec![alt(KeyCode::Char('b'))]),
+        ("trash", vec![alt(KeyCode::Char('t'))]),
+        ("organise", {
+            // Two sessions pinned (Alt+P), two marked (Space) for one bulk action.
+            let mut v = vec![key(KeyCode::Down), alt(KeyCode::Char('p'))];
+            v.extend([
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                alt(KeyCode::Char('p')),
+            ]);
+            v.extend([key(KeyCode::Down), key(KeyCode::Down)]);
+            v.extend([key(KeyCode::Char(' ')), key(KeyCode::Char(' '))]);
+            v
+        }),
+        ("archived", {
+            // Alt+A archives; Alt+H twice: the archived view, which can bring them back.
+            let mut v = vec![key(KeyCode::End), alt(KeyCode::Char('a'))];
+            v.extend([key(KeyCode::Up), alt(KeyCode::Char('a'))]);
+            v.extend([alt(KeyCode::Char('h')), alt(KeyCode::Char('h'))]);
+            v
+        }),
+        ("families", {
+            // Alt+←: a session's forks folded under it, with their count.
+            let mut v = vec![key(KeyCode::End), key(KeyCode::Up), key(KeyCode::Up)];
+            v.extend([key(KeyCode::Up), alt(KeyCode::Left)]);
+            v
+        }),
+        ("resume-offer", {
+            // `r` on an entry the session does not resume at: check it out first?
+            let mut v = typed("\"PR #42\"");
+            v.push(key(KeyCode::Enter));
+            v.extend([key(KeyCode::Up), key(KeyCode::Up), key(KeyCode::Up)]);
+            v.push(key(KeyCode::Char('r')));
+            v
+        }),
     ];
     for (name, events) in shots {
         let state = build(&records, events);
@@ -119,11 +168,12 @@ fn demo_records() -> Vec<Arc<SessionRecord>> {
         .filter_map(|f| scan_info(&f.path, f.agent).ok())
         .map(|mut info| {
             // Show paths as an installed agent would have them.
-            info.path = PathBuf::from("/home/demo/.pi/agent/sessions").join(
-                info.path
-                    .strip_prefix(src.join("pi-agent/sessions"))
-                    .unwrap_or(&info.path),
-            );
+            for (demo, shown) in SHOWN_ROOTS {
+                if let Ok(rest) = info.path.strip_prefix(src.join(demo)) {
+                    info.path = Path::new(shown).join(rest);
+                    break;
+                }
+            }
             Arc::new(SessionRecord::without_fs(info, false))
         })
         .collect()
@@ -207,6 +257,41 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
                         result: load_preview(&real, agent).map(Arc::new),
                     });
                 }
+                Effect::LoadStats(req) => {
+                    let sessions: Vec<_> = req
+                        .sessions
+                        .iter()
+                        .map(|(p, meta)| (real_path(p), meta.clone()))
+                        .collect();
+                    let (report, _) = report_over(&sessions, req.by, None, &|| false);
+                    queue.push(Event::StatsReady {
+                        generation: req.generation,
+                        report: Box::new(report),
+                    });
+                }
+                Effect::Organise(OrgEffect::LoadBookmarks { sessions }) => {
+                    let infos: Vec<_> = sessions
+                        .iter()
+                        .map(|r| {
+                            let mut info = r.info.clone();
+                            info.path = real_path(&info.path);
+                            info
+                        })
+                        .collect();
+                    let refs: Vec<_> = infos.iter().collect();
+                    let (mut bookmarks, problems) = collect_bookmarks(&refs, &|| false);
+                    for b in &mut bookmarks {
+                        b.session_path = shown_path(&b.session_path);
+                    }
+                    queue.push(Event::Organise(OrgEvent::Bookmarks(Loaded {
+                        bookmarks: Ok(bookmarks),
+                        problems: problems.len(),
+                    })));
+                }
+                Effect::ListTrash { generation } => queue.push(Event::TrashListed {
+                    generation,
+                    result: Ok(trash_rows(records)),
+                }),
                 Effect::CheckLive { record, .. } => queue.push(Event::LiveChecked {
                     record,
                     liveness: Liveness::Idle.into(),
@@ -218,11 +303,50 @@ fn build(records: &[Arc<SessionRecord>], events: Vec<Event>) -> AppState {
     state
 }
 
+/// The demo's session folders, and where an installed agent keeps them (what is shown).
+const SHOWN_ROOTS: [(&str, &str); 2] = [
+    ("pi-agent/sessions", "/home/demo/.pi/agent/sessions"),
+    ("atomic-agent/sessions", "/home/demo/.atomic/agent/sessions"),
+];
+
 fn real_path(shown: &Path) -> PathBuf {
-    match shown.strip_prefix("/home/demo/.pi/agent/sessions") {
-        Ok(rest) => demo_source().join("pi-agent/sessions").join(rest),
-        Err(_) => shown.to_path_buf(),
+    for (demo, root) in SHOWN_ROOTS {
+        if let Ok(rest) = shown.strip_prefix(root) {
+            return demo_source().join(demo).join(rest);
+        }
     }
+    shown.to_path_buf()
+}
+
+fn shown_path(real: &Path) -> PathBuf {
+    let src = demo_source();
+    for (demo, root) in SHOWN_ROOTS {
+        if let Ok(rest) = real.strip_prefix(src.join(demo)) {
+            return Path::new(root).join(rest);
+        }
+    }
+    real.to_path_buf()
+}
+
+/// The trash as the trash view lists it: two demo sessions deleted yesterday and last week.
+fn trash_rows(records: &[Arc<SessionRecord>]) -> Vec<TrashRow> {
+    records
+        .iter()
+        .rev()
+        .take(3)
+        .enumerate()
+        .map(|(i, r)| TrashRow {
+            name: r
+                .info
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            original: r.info.path.clone(),
+            deleted_s: Some(NOW / 1000 - 3_600 * [5, 30, 170][i]),
+            backups: usize::from(i == 1),
+        })
+        .collect()
 }
 
 fn render(state: &AppState) -> Buffer {

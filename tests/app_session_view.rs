@@ -7,7 +7,7 @@ mod support;
 use std::sync::Arc;
 
 use grove::app::event::{Effect, Event};
-use grove::app::session_view::{SessionViewState, ViewEffect, execute};
+use grove::app::session_view::{ViewEffect, execute};
 use grove::app::state::{Options, Screen, SessionRecord};
 use grove::storage::demo::{copy_dir, demo_source};
 use grove::storage::read::scan_info;
@@ -47,53 +47,10 @@ fn open_selected(h: &mut Harness) -> std::path::PathBuf {
 fn open_with(h: &mut Harness, press: impl FnOnce(&mut Harness)) -> std::path::PathBuf {
     h.auto_preview = false;
     press(h);
-    let open = take_open_request(h);
+    let open = h.take_open_request();
     let path = open.path.clone();
-    answer_open(h, open);
+    h.answer_open(open);
     path
-}
-
-/// What an `OpenSession` effect asked for.
-struct OpenRequest {
-    record: usize,
-    path: std::path::PathBuf,
-    agent: grove::model::context::Dialect,
-    viewport: ratatui::layout::Rect,
-    home: Option<String>,
-}
-
-/// The `OpenSession` effect among the pending effects.
-fn take_open_request(h: &mut Harness) -> OpenRequest {
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-        ..
-    }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Enter did not ask to open the session");
-    };
-    OpenRequest {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-    }
-}
-
-/// Loads and lays out the view the way the event loop does, and hands it to the app.
-fn answer_open(h: &mut Harness, open: OpenRequest) {
-    h.raw(Event::SessionOpened {
-        record: open.record,
-        path: open.path.clone(),
-        result: SessionViewState::open(&open.path, open.agent, open.viewport, open.home),
-    });
 }
 
 #[test]
@@ -243,9 +200,9 @@ fn a_fork_joins_the_picker() {
     });
     assert_eq!(h.state.picker.records.len(), count + 1);
     // As pi's /fork switches to the new session, the view opens it.
-    let open = take_open_request(&mut h);
+    let open = h.take_open_request();
     assert_eq!(open.path, fork);
-    answer_open(&mut h, open);
+    h.answer_open(open);
     let Screen::View { view, .. } = &h.state.screen else {
         panic!("the fork is not opened in the view");
     };
@@ -281,11 +238,11 @@ fn a_view_laid_out_off_thread_takes_the_size_the_terminal_has_when_it_arrives() 
     h.key(KeyCode::Tab);
     h.auto_preview = false;
     h.key(KeyCode::Enter);
-    let open = take_open_request(&mut h);
+    let open = h.take_open_request();
     assert_eq!((open.viewport.width, open.viewport.height), (120, 40));
     // The terminal shrinks while the session loads.
     h.raw(Event::Resize(70, 20));
-    answer_open(&mut h, open);
+    h.answer_open(open);
     match &h.state.screen {
         Screen::View { view, .. } => {
             assert_eq!((view.viewport.width, view.viewport.height), (70, 20));

@@ -3,6 +3,10 @@
 //! as a diff, a bash call with its output, an image. Style assertions: the diff's added and
 //! removed lines carry their colours, code tokens are highlighted, `NO_COLOR` removes colour.
 
+#[path = "render_support/mod.rs"]
+mod render_support;
+use render_support::screen_trimmed as screen;
+
 use grove::model::render::{Block, render_message};
 use grove::ui::rendered::block_lines;
 use ratatui::Terminal;
@@ -63,18 +67,6 @@ fn draw(w: u16, h: u16, color: bool, scroll: u16) -> Buffer {
         })
         .unwrap();
     terminal.backend().buffer().clone()
-}
-
-fn screen(b: &Buffer) -> String {
-    let w = b.area.width as usize;
-    b.content
-        .chunks(w)
-        .map(|row| {
-            let s: String = row.iter().map(|c| c.symbol()).collect();
-            s.trim_end().to_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The cells of the first row whose text starts with `prefix` (after spaces).

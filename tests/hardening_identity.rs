@@ -74,7 +74,7 @@ fn delete_refuses_a_folder_swapped_for_a_link() {
         );
         // Only the unswapped control session reached the trash.
         assert_eq!(
-            support::trashed(sandbox.path()),
+            common::trashed(sandbox.path()),
             vec!["ok.jsonl".to_string()]
         );
         return;
@@ -108,7 +108,7 @@ fn delete_refuses_a_folder_swapped_for_a_link() {
         );
     }
     assert_eq!(fs::read(&s.outside).unwrap(), s.before_outside);
-    assert!(support::trashed(&sandbox).is_empty());
+    assert!(common::trashed(&sandbox).is_empty());
 
     // The same session, not swapped: the pinned delete goes through.
     let dir = tempfile::tempdir_in(&sandbox).unwrap();

@@ -99,7 +99,7 @@ fn restore_across_file_systems_copies_verifies_then_removes_the_trash_copy() {
         "the modification time was not kept"
     );
     assert!(
-        support::trashed(&sandbox).is_empty(),
+        common::trashed(&sandbox).is_empty(),
         "the trash copy is still there"
     );
     assert_eq!(

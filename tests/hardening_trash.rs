@@ -275,16 +275,6 @@ fn cross_fs(sandbox: &Path, data: &Path) {
 
 // ---- the CLI ----
 
-fn trashed_names(sandbox: &Path) -> Vec<String> {
-    fs::read_dir(sandbox.join("data/Trash/files"))
-        .map(|r| {
-            r.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn cli_rm_moves_to_the_trash_only_with_yes() {
     let (dir, root, folder) = session_root();
@@ -302,7 +292,7 @@ fn cli_rm_moves_to_the_trash_only_with_yes() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("trashed"), "{}", stdout(&out));
     assert!(!s.exists());
-    assert_eq!(trashed_names(dir.path()), vec!["s.jsonl".to_string()]);
+    assert_eq!(trashed(dir.path()), vec!["s.jsonl".to_string()]);
     assert_eq!(
         fs::read(dir.path().join("data/Trash/files/s.jsonl")).unwrap(),
         before
@@ -327,7 +317,7 @@ fn cli_permanent_delete_needs_the_second_confirmation() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!s.exists());
-    assert!(trashed_names(dir.path()).is_empty());
+    assert!(trashed(dir.path()).is_empty());
 }
 
 #[test]
@@ -374,7 +364,7 @@ fn cli_rm_refuses_paths_outside_the_roots() {
         }
     }
     assert!(outside.exists() && not_session.exists());
-    assert!(trashed_names(dir.path()).is_empty());
+    assert!(trashed(dir.path()).is_empty());
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod support;
 use std::sync::Arc;
 
 use grove::app::event::{Effect, Event};
-use grove::app::session_view::{Mode as ViewMode, SessionViewState};
+use grove::app::session_view::Mode as ViewMode;
 use grove::app::state::{Liveness, Mode, Options, Screen, SessionRecord};
 use grove::storage::demo::{copy_dir, demo_source};
 use grove::storage::read::scan_info;
@@ -42,27 +42,7 @@ fn in_view(tmp: &std::path::Path) -> Harness {
     let mut h = Harness::with_options(120, 40, Options::default());
     h.load(demo_records(tmp));
     h.key(KeyCode::Tab);
-    h.auto_preview = false;
-    h.key(KeyCode::Enter);
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-        ..
-    }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Enter did not open the session");
-    };
-    h.raw(Event::SessionOpened {
-        record,
-        path: path.clone(),
-        result: SessionViewState::open(&path, agent, viewport, home),
-    });
+    h.enter_and_open();
     assert!(matches!(h.state.screen, Screen::View { .. }));
     h
 }

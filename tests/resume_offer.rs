@@ -49,7 +49,11 @@ fn select(v: &mut SessionViewState, id: &str) {
 }
 
 fn render(v: &SessionViewState) -> String {
-    let mut t = Terminal::new(TestBackend::new(110, 28)).unwrap();
+    render_sized(v, 110, 28)
+}
+
+fn render_sized(v: &SessionViewState, width: u16, height: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
     t.draw(|f| draw_session_view(f, f.area(), v, &Theme::default(), default_keymap()))
         .unwrap();
     let re = regex::Regex::new(r"/tmp/\.tmp[A-Za-z0-9]{6}").unwrap();
@@ -81,6 +85,14 @@ fn r_elsewhere_offers_the_check_out_then_resumes_there() {
     assert!(matches!(v.mode, Mode::ConfirmResume(_)), "{:?}", v.mode);
     let screen = render(&v);
     insta::assert_snapshot!("resume_offer_dialog", screen);
+    for (w, h) in [(60, 20), (100, 30), (160, 45)] {
+        let mut sized = open(&b);
+        select(&mut sized, "a1");
+        key(&mut sized, 'r');
+        grove::app::session_view::apply_resize(&mut sized, Rect::new(0, 0, w, h));
+        let screen = render_sized(&sized, w, h);
+        insta::assert_snapshot!(format!("resume_offer_dialog_{w}x{h}"), screen);
+    }
     assert!(screen.contains("Resume here?"), "{screen}");
     assert!(
         screen.contains("assistant: Here is a parser built on nom."),

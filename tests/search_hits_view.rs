@@ -17,7 +17,7 @@ use grove::app::state::{Screen, SessionRecord};
 use grove::storage::read::scan_info;
 use ratatui::crossterm::event::KeyCode;
 use serde_json::json;
-use support::Harness;
+use support::{Harness, assert_sizes};
 
 /// A session whose assistant says "zebra crossing" twice (in two messages) and whose only
 /// mention of `cargo publish` is a bash tool call.
@@ -87,37 +87,15 @@ fn answer_hits(h: &mut Harness) {
 /// Enter, answered the way the event loop does (the load and the search applied off the UI
 /// thread).
 fn enter(h: &mut Harness) {
-    h.auto_preview = false;
-    h.key(KeyCode::Enter);
-    let fx = h.take_effects();
-    let Some(Effect::OpenSession {
-        record,
-        path,
-        agent,
-        viewport,
-        home,
-        search,
-    }) = fx
-        .into_iter()
-        .find(|e| matches!(e, Effect::OpenSession { .. }))
-    else {
-        panic!("Enter did not open the session");
-    };
-    let mut result = SessionViewState::open(&path, agent, viewport, home);
-    let search = search.expect("Enter on a match carries the search");
-    if let Ok(view) = &mut result {
-        view.open_search(search);
-    }
-    h.raw(Event::SessionOpened {
-        record,
-        path,
-        result,
-    });
+    h.enter_and_open();
 }
 
 /// The screen with the temp folder's random name made constant.
 fn render(h: &Harness) -> String {
-    let screen = h.render();
+    tmp_constant(h.render())
+}
+
+fn tmp_constant(screen: String) -> String {
     let re = regex::Regex::new(r"/tmp/\.tmp[A-Za-z0-9]{6}").unwrap();
     re.replace_all(&screen, "/tmp/.tmpXXXXXX").into_owned()
 }
@@ -137,6 +115,7 @@ fn the_preview_shows_the_hits_with_their_snippets() {
     answer_hits(&mut h);
     let screen = render(&h);
     insta::assert_snapshot!("preview_hits_messages", screen);
+    assert_sizes!("preview_hits_messages", h, tmp_constant);
     assert!(screen.contains("matched in messages"), "{screen}");
     assert!(screen.contains("assistant First we check the Zebra crossing protocol then we tag."));
     let slot = h.state.hits.as_ref().expect("hits slot");
@@ -186,6 +165,7 @@ fn enter_opens_the_view_on_the_hit_and_n_steps_through_the_hits() {
         v.transcript.lines[hit_line]
     );
     insta::assert_snapshot!("view_opened_on_hit", render(&h));
+    assert_sizes!("view_opened_on_hit", h, tmp_constant);
 
     h.key(KeyCode::Char('n'));
     assert_eq!(view(&h).selected_id(), Some("a3"));

@@ -4,6 +4,10 @@
 //! `z` zooms the focused pane to the whole screen. Key sequences and snapshots at 60×20,
 //! 100×30 and 160×45 on a 30-level deep fork chain.
 
+#[path = "render_support/mod.rs"]
+mod render_support;
+use render_support::screen;
+
 use std::path::PathBuf;
 
 use grove::app::keymap::default_keymap;
@@ -86,15 +90,6 @@ fn draw(v: &SessionViewState) -> Buffer {
         .draw(|f| draw_session_view(f, f.area(), v, &Theme::default(), default_keymap()))
         .unwrap();
     terminal.backend().buffer().clone()
-}
-
-fn screen(b: &Buffer) -> String {
-    let w = b.area.width as usize;
-    b.content
-        .chunks(w)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The tree pane's list rows, as text (after the `› ` cursor column).

@@ -4,6 +4,10 @@
 //! 160×45 (nothing on screen depends on the clock), and style assertions on the cells: the
 //! diff's lines carry their colours, code tokens are highlighted, `NO_COLOR` removes colour.
 
+#[path = "render_support/mod.rs"]
+mod render_support;
+use render_support::screen;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -48,15 +52,6 @@ fn draw(state: &SessionViewState, theme: &Theme) -> Buffer {
         .draw(|f| draw_session_view(f, f.area(), state, theme, default_keymap()))
         .unwrap();
     terminal.backend().buffer().clone()
-}
-
-fn screen(b: &Buffer) -> String {
-    let w = b.area.width as usize;
-    b.content
-        .chunks(w)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The transcript pane's cells of the first row whose text there starts with `prefix`.

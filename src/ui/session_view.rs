@@ -193,10 +193,16 @@ fn draw_header(frame: &mut Frame, area: Rect, state: &SessionViewState, theme: &
     if let Some(h) = &state.session.parsed.header
         && !h.cwd.is_empty()
     {
-        spans.push(Span::styled(
-            format!(" · {}", sanitize_line(&h.cwd)),
-            theme.muted,
-        ));
+        // The folder's end is what tells it apart: cut from the left, or left out when fewer
+        // than a few columns are free (never cut mid-word at the right edge).
+        let used = Line::from(spans.clone()).width();
+        let room = (area.width as usize).saturating_sub(used + 3);
+        if room >= 8 {
+            spans.push(Span::styled(
+                format!(" · {}", truncate_left(&sanitize_line(&h.cwd), room)),
+                theme.muted,
+            ));
+        }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

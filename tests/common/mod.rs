@@ -449,3 +449,14 @@ pub fn prlimit_available() -> bool {
     }
     ok
 }
+
+/// The names in the private trash of a sandbox.
+pub fn trashed(sandbox: &Path) -> Vec<String> {
+    fs::read_dir(sandbox.join("data/Trash/files"))
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -115,14 +115,3 @@ pub fn child_scenario() -> Option<(String, PathBuf)> {
     let sandbox = PathBuf::from(std::env::var_os("CHILD_SANDBOX")?);
     Some((s, sandbox))
 }
-
-/// The names in the private trash of a sandbox.
-pub fn trashed(sandbox: &Path) -> Vec<String> {
-    fs::read_dir(sandbox.join("data/Trash/files"))
-        .map(|r| {
-            r.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}

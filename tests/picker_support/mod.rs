@@ -2,6 +2,8 @@
 //! state and runs background work synchronously, and a renderer on ratatui's TestBackend.
 #![allow(dead_code)]
 
+mod open;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,12 +25,17 @@ pub const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 45)];
 
 /// Snapshots a harness's screen at each of [`SIZES`] as `NAME_WxH` (a resize there and back:
 /// what a user sees after resizing the terminal to that size).
-/// `assert_sizes!("bookmarks", h);`
+/// `assert_sizes!("bookmarks", h);` or, with a filter over each screen,
+/// `assert_sizes!("hits", h, |s: String| s.replace(tmp, "/tmp/X"));`
 #[allow(unused_macros)]
 macro_rules! assert_sizes {
     ($name:expr, $harness:expr) => {
+        $crate::support::assert_sizes!($name, $harness, |s: String| s)
+    };
+    // `filter` makes what changes per run constant (a temp folder's name).
+    ($name:expr, $harness:expr, $filter:expr) => {
         for (w, h) in $crate::support::SIZES {
-            let screen = $harness.render_at(w, h);
+            let screen = ($filter)($harness.render_at(w, h));
             insta::assert_snapshot!(format!("{}_{w}x{h}", $name), screen);
         }
     };
