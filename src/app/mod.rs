@@ -12,6 +12,8 @@ pub mod first_run;
 pub mod follow;
 pub mod fork_open;
 pub mod format;
+pub mod handoff;
+pub mod handoff_text;
 pub mod help;
 pub mod hits_ops;
 pub mod keymap;
