@@ -249,8 +249,8 @@ pub enum Effect {
     /// Work on grove's state (pins, archive, bulk trash, bookmarks): see [`super::marks`].
     Organise(super::org::OrgEffect),
     /// Put text on the clipboard (the system's, else OSC 52): see [`super::handoff`].
-    Copy(super::handoff::CopyRequest),
+    Copy(super::handoff_types::CopyRequest),
     /// Show text in `$PAGER` or a temporary copy in `$EDITOR`, the terminal handed over
     /// meanwhile: see [`super::handoff`].
-    OpenExternal(super::handoff::OpenRequest),
+    OpenExternal(super::handoff_types::OpenRequest),
 }

@@ -14,6 +14,7 @@ pub mod fork_open;
 pub mod format;
 pub mod handoff;
 pub mod handoff_text;
+pub mod handoff_types;
 pub mod help;
 pub mod hits_ops;
 pub mod keymap;

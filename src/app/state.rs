@@ -148,7 +148,7 @@ pub enum Mode {
     /// The bookmarks screen.
     Bookmarks(Box<super::org::BookmarkScreen>),
     /// The hand-off popup: copy or open (see [`super::handoff`]).
-    Handoff(Box<super::handoff::HandoffMenu>),
+    Handoff(Box<super::handoff_types::HandoffMenu>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,7 +231,7 @@ pub struct Options {
     /// The columns at the right of a row (`[picker] columns`).
     pub columns: Vec<super::columns::Column>,
     /// The agents' commands (`[agents]`), for the hand-off's resume command.
-    pub agents: super::handoff::AgentCommands,
+    pub agents: super::handoff_types::AgentCommands,
 }
 
 impl Default for Options {
