@@ -33,10 +33,12 @@ pub enum KeyContext {
     Bookmarks,
     /// The stats screen (Alt+S); any key not bound here closes it.
     Stats,
+    /// The hand-off popup (`y` in the view, Alt+Y in the list): copy or open what it lists.
+    Handoff,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 14] = [
+    pub const ALL: [KeyContext; 15] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Preview,
@@ -51,6 +53,7 @@ impl KeyContext {
         KeyContext::Trash,
         KeyContext::Bookmarks,
         KeyContext::Stats,
+        KeyContext::Handoff,
     ];
 
     /// `(name used in the config's layer prefix, title in the help and README)`.
@@ -70,6 +73,7 @@ impl KeyContext {
             KeyContext::Trash => ("trash", "Trash view"),
             KeyContext::Bookmarks => ("bookmarks", "Bookmarks"),
             KeyContext::Stats => ("stats", "Stats screen"),
+            KeyContext::Handoff => ("handoff", "Copy or open (hand-off)"),
         }
     }
 
@@ -173,6 +177,23 @@ pub enum Action {
     ToggleFamily,
     /// Hide or show the sessions that have a parent session, in every sort.
     HideChildren,
+    /// The hand-off popup: copy the entry text, id, path or resume command; open in a pager
+    /// or editor ([`super::handoff`]).
+    Yank,
+    /// Hand-off: copy the selected entry's text (the list: the first message).
+    CopyText,
+    CopyId,
+    CopyPath,
+    /// Hand-off: copy the command that resumes the session in its agent.
+    CopyResume,
+    /// Open the selected entry's text in `$PAGER`.
+    PagerEntry,
+    /// Open the selected branch's transcript in `$PAGER`.
+    PagerBranch,
+    /// Open a copy of the selected entry's text in `$EDITOR` (never the session file).
+    EditorEntry,
+    /// Open a copy of the selected branch's transcript in `$EDITOR`.
+    EditorBranch,
 }
 
 /// What the table says about an action.
@@ -186,7 +207,7 @@ pub struct ActionInfo {
 }
 
 impl Action {
-    pub const ALL: [Action; 65] = [
+    pub const ALL: [Action; 74] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -252,6 +273,15 @@ impl Action {
         Action::UnfoldFamily,
         Action::ToggleFamily,
         Action::HideChildren,
+        Action::Yank,
+        Action::CopyText,
+        Action::CopyId,
+        Action::CopyPath,
+        Action::CopyResume,
+        Action::PagerEntry,
+        Action::PagerBranch,
+        Action::EditorEntry,
+        Action::EditorBranch,
     ];
 
     pub fn info(self) -> ActionInfo {
@@ -460,6 +490,43 @@ impl Action {
                 "stats-group",
                 Some("group by"),
                 "stats: group by day → project → model → session",
+            ),
+            A::Yank => (
+                "yank",
+                Some("copy"),
+                "copy or open: the entry text, session id, path or resume command; pager, editor",
+            ),
+            A::CopyText => (
+                "copy-text",
+                Some("text"),
+                "copy the entry's text (the list: the first message)",
+            ),
+            A::CopyId => ("copy-id", Some("id"), "copy the session id"),
+            A::CopyPath => ("copy-path", Some("path"), "copy the session file's path"),
+            A::CopyResume => (
+                "copy-resume",
+                Some("resume command"),
+                "copy the command that resumes the session (cd to its folder, then the agent)",
+            ),
+            A::PagerEntry => (
+                "pager",
+                None,
+                "open the entry's text in $PAGER (default less)",
+            ),
+            A::PagerBranch => (
+                "pager-branch",
+                None,
+                "open the branch's transcript in $PAGER",
+            ),
+            A::EditorEntry => (
+                "editor",
+                None,
+                "open a copy of the entry's text in $VISUAL / $EDITOR (default vi)",
+            ),
+            A::EditorBranch => (
+                "editor-branch",
+                None,
+                "open a copy of the branch's transcript in $VISUAL / $EDITOR",
             ),
             A::DeleteForever => (
                 "delete-forever",

@@ -136,6 +136,11 @@ pub enum Event {
     },
     /// grove's state (pins, archive, bookmarks): see [`super::marks`].
     Organise(super::org::OrgEvent),
+    /// A copy or a pager / editor run finished: what to say in the status line.
+    HandedOff {
+        text: String,
+        is_error: bool,
+    },
 }
 
 /// A search to run off the UI thread.
@@ -243,4 +248,9 @@ pub enum Effect {
     },
     /// Work on grove's state (pins, archive, bulk trash, bookmarks): see [`super::marks`].
     Organise(super::org::OrgEffect),
+    /// Put text on the clipboard (the system's, else OSC 52): see [`super::handoff`].
+    Copy(super::handoff_types::CopyRequest),
+    /// Show text in `$PAGER` or a temporary copy in `$EDITOR`, the terminal handed over
+    /// meanwhile: see [`super::handoff`].
+    OpenExternal(super::handoff_types::OpenRequest),
 }

@@ -39,6 +39,7 @@ fn common_lines(keymap: &Keymap, key_w: usize) -> Vec<TextLine> {
         KeyContext::Global,
         KeyContext::Input,
         KeyContext::Confirm,
+        KeyContext::Handoff,
         KeyContext::Notice,
     ] {
         lines.push(TextLine::blank());

@@ -67,6 +67,7 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(p, A::FoldFamily, &["alt+left"]);
     add(p, A::UnfoldFamily, &["alt+right"]);
     add(p, A::HideChildren, &["alt+c"]);
+    add(p, A::Yank, &["alt+y"]);
 
     let pv = &[C::Preview];
     add(pv, A::Up, &["up", "k"]);
@@ -111,6 +112,9 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(view, A::Resume, &["r"]);
     add(view, A::Export, &["e"]);
     add(view, A::Refresh, &["f5", "R"]);
+    add(view, A::Yank, &["y"]);
+    add(view, A::PagerEntry, &["o"]);
+    add(view, A::PagerBranch, &["O"]);
     add(view, A::Help, &["?"]);
     add(view, A::Back, &["esc"]);
     add(view, A::Leave, &["q"]);
@@ -153,6 +157,19 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(popups, A::PageDown, &["pgdn", "space"]);
     add(popups, A::PageUp, &["pgup"]);
     add(popups, A::Leave, &["esc", "q"]);
+
+    // The hand-off popup: the first letter of what is copied; o / e open in the pager /
+    // editor, shifted for the whole branch.
+    let h = &[C::Handoff];
+    add(h, A::CopyText, &["t"]);
+    add(h, A::CopyId, &["i"]);
+    add(h, A::CopyPath, &["p"]);
+    add(h, A::CopyResume, &["r"]);
+    add(h, A::PagerEntry, &["o"]);
+    add(h, A::PagerBranch, &["O"]);
+    add(h, A::EditorEntry, &["e"]);
+    add(h, A::EditorBranch, &["E"]);
+    add(h, A::Cancel, &["esc", "q"]);
 
     let notice = &[C::Notice];
     add(notice, A::Dismiss, &["esc", "enter", "q"]);

@@ -33,7 +33,11 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
         return;
     }
     // A confirmation acts only once it has been drawn.
-    if matches!(context, KeyContext::Confirm | KeyContext::Danger) && !state.confirm_drawn {
+    if matches!(
+        context,
+        KeyContext::Confirm | KeyContext::Danger | KeyContext::Handoff
+    ) && !state.confirm_drawn
+    {
         return;
     }
     if state.mode != Mode::Normal {
@@ -55,6 +59,10 @@ pub(crate) fn on_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect>) 
                 .lookup(&key, view_update::view_context(view), conditions);
             if refresh == Some(Action::Refresh) {
                 super::follow::refresh_view(state, fx);
+                return;
+            }
+            if let Some(a @ (Action::Yank | Action::PagerEntry | Action::PagerBranch)) = refresh {
+                super::handoff::view_key(state, a, fx);
                 return;
             }
             let effects = view_update::apply_key_with(view, key, &state.keymap);
@@ -79,6 +87,7 @@ pub(crate) fn active_context(state: &AppState) -> KeyContext {
             return KeyContext::Confirm;
         }
         Mode::Bookmarks(_) => return KeyContext::Bookmarks,
+        Mode::Handoff(_) => return KeyContext::Handoff,
         Mode::Normal => {}
     }
     match &state.screen {
@@ -210,6 +219,7 @@ pub(crate) fn picker_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effec
             }
         }
         Action::Stats => super::stats_keys::open(state, fx),
+        Action::Yank => super::handoff::open_from_picker(state),
         Action::FoldFamily | Action::UnfoldFamily | Action::ToggleFamily => {
             super::family_keys::fold_action(state, action)
         }

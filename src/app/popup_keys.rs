@@ -96,6 +96,7 @@ pub(crate) fn popup_key(state: &mut AppState, key: KeyEvent, fx: &mut Vec<Effect
             }
         }
         Mode::Bookmarks(_) => super::bookmark_screen::on_key(state, key, fx),
+        Mode::Handoff(_) => super::handoff::on_key(state, key, fx),
         Mode::ConfirmPermanent { record, .. } => {
             let record = *record;
             if km.lookup_in(&key, KeyContext::Danger, any) == Some(Action::DeleteForever) {

@@ -147,6 +147,8 @@ pub enum Mode {
     },
     /// The bookmarks screen.
     Bookmarks(Box<super::org::BookmarkScreen>),
+    /// The hand-off popup: copy or open (see [`super::handoff`]).
+    Handoff(Box<super::handoff_types::HandoffMenu>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,6 +230,8 @@ pub struct Options {
     pub enter: super::config::EnterAction,
     /// The columns at the right of a row (`[picker] columns`).
     pub columns: Vec<super::columns::Column>,
+    /// The agents' commands (`[agents]`), for the hand-off's resume command.
+    pub agents: super::handoff_types::AgentCommands,
 }
 
 impl Default for Options {
@@ -239,6 +243,7 @@ impl Default for Options {
             searched: String::new(),
             enter: super::config::EnterAction::View,
             columns: super::columns::DEFAULT_COLUMNS.to_vec(),
+            agents: Default::default(),
         }
     }
 }

@@ -59,7 +59,12 @@ pub fn apply(state: &mut AppState, event: Event) -> Vec<Effect> {
     }
     // A confirmation that just opened has not been drawn yet.
     let after = active_context(state);
-    if after != before && matches!(after, KeyContext::Confirm | KeyContext::Danger) {
+    if after != before
+        && matches!(
+            after,
+            KeyContext::Confirm | KeyContext::Danger | KeyContext::Handoff
+        )
+    {
         state.confirm_drawn = false;
     }
     fx
@@ -157,6 +162,7 @@ fn apply_event(state: &mut AppState, event: Event) -> Vec<Effect> {
             super::trash_view::on_restored(state, original, result, &mut fx)
         }
         Event::Organise(e) => super::marks::on_event(state, e, &mut fx),
+        Event::HandedOff { text, is_error } => super::handoff::report(state, text, is_error),
         Event::SessionReread { path, result } => {
             super::follow::on_session_reread(state, path, result)
         }

@@ -1,8 +1,10 @@
 //! The terminal runtime: terminal set-up and restore, signals, the event loop, the job pool
 //! and effect execution.
 
+mod clipboard;
 mod delete;
 mod effects;
+mod external;
 mod jobs;
 pub mod run;
 mod signals;

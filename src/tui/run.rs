@@ -33,8 +33,10 @@ use crate::storage::index::Index;
 
 pub use super::delete::{delete_session, delete_session_pinned};
 use super::effects::{Exit, Msg, Runner};
+use super::external::{Handoff, InputGate};
 use super::signals::{self, Signal};
 use super::terminal;
+use crate::app::event::Effect;
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
@@ -57,9 +59,11 @@ fn setup_terminal() -> Result<(Term, terminal::Guard)> {
 }
 
 /// Reads terminal input on its own thread until told to stop (so a launched agent gets stdin).
-fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+fn spawn_input(tx: Sender<Msg>, stop: Arc<AtomicBool>, gate: Arc<InputGate>) -> JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
+            // A pager or an editor owns the terminal: read nothing of its input.
+            gate.wait_while_paused();
             match ct::poll(Duration::from_millis(50)) {
                 Ok(false) => continue,
                 Ok(true) => {}
@@ -113,6 +117,10 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         home,
         enter: config.enter,
         columns,
+        agents: crate::app::handoff::AgentCommands {
+            pi: config.pi_command.clone(),
+            atomic: config.atomic_command.clone(),
+        },
         ..Options::default()
     };
     let mut state = AppState::new(options, keymap, palette);
@@ -139,14 +147,16 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
         .wrap_err("cannot listen for signals")?;
     let (mut terminal, guard) = setup_terminal()?;
     let stop = Arc::new(AtomicBool::new(false));
-    let input = spawn_input(tx.clone(), Arc::clone(&stop));
+    let gate = Arc::new(InputGate::default());
+    let input = spawn_input(tx.clone(), Arc::clone(&stop), Arc::clone(&gate));
+    let mut handoff = Handoff::new(gate, listener.child_flag());
     // The lists follow the files: changed paths arrive on the loop's channel.
     let watch = super::watch::spawn(source.roots(), tx.clone());
     let mut runner = Runner::new(tx, source, current_dir, delete_roots);
     runner.load_state();
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
-    let result = event_loop(&mut terminal, &mut state, &mut runner, &rx);
+    let result = event_loop(&mut terminal, &mut state, &mut runner, &mut handoff, &rx);
     stop.store(true, Ordering::Relaxed);
     watch.stop();
     runner.shut_down();
@@ -199,6 +209,7 @@ fn event_loop(
     terminal: &mut Term,
     state: &mut AppState,
     runner: &mut Runner,
+    handoff: &mut Handoff,
     rx: &Receiver<Msg>,
 ) -> Result<Exit> {
     let tick = Duration::from_millis(TICK_MS);
@@ -208,9 +219,20 @@ fn event_loop(
     // SIGCONT follows grove's own stop: the terminal is already set up again.
     let mut resumed = false;
     loop {
+        let mut handed_off = Vec::new();
         for effect in effects.drain(..) {
-            if let Some(exit) = runner.execute(effect) {
+            if matches!(effect, Effect::Copy(_) | Effect::OpenExternal(_)) {
+                handed_off.push(effect);
+            } else if let Some(exit) = runner.execute(effect) {
                 return Ok(exit);
+            }
+        }
+        for effect in handed_off {
+            if let Some(done) = handoff.perform(effect) {
+                if done.redraw {
+                    redraw_all(terminal, state, &mut effects)?;
+                }
+                effects.extend(apply(state, done.event));
             }
         }
         runner.reconcile(state);

@@ -101,6 +101,12 @@ impl Listener {
     pub(crate) fn hand_over(&self) {
         self.child_running.store(true, Ordering::SeqCst);
     }
+
+    /// The flag [`Listener::hand_over`] sets, to set and clear around a child that runs while
+    /// the browser waits (a pager, an editor: [`super::external`]).
+    pub(crate) fn child_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.child_running)
+    }
 }
 
 impl Drop for Listener {

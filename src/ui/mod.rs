@@ -6,6 +6,7 @@ pub mod bookmarks;
 pub mod dialogs;
 pub mod first_run;
 pub mod footer;
+pub mod handoff;
 pub mod help;
 pub mod marks;
 pub mod notice;
@@ -51,6 +52,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, now_ms: i64) {
         Mode::ConfirmTrashMarked { .. } => marks::draw_confirm_trash_marked(frame, area, state),
         Mode::Bookmarks(ref s) => bookmarks::draw_bookmarks(frame, area, state, s),
         Mode::Stats { scroll } => stats_view::draw(frame, area, state, scroll),
+        Mode::Handoff(ref m) => handoff::draw_handoff(frame, area, state, m),
         _ => dialogs::draw_dialog(frame, area, state),
     }
     if let Some(n) = state.notices.popup() {

@@ -238,6 +238,14 @@ fn message_markdown(m: &Value, out: &mut String) {
     }
 }
 
+/// One message's body as the Markdown export writes it (no heading), trimmed: for a single
+/// entry handed to a pager or the clipboard.
+pub fn message_body(m: &Value) -> String {
+    let mut out = String::new();
+    message_markdown(m, &mut out);
+    out.trim_end().to_owned()
+}
+
 /// A code span for an identifier-like value (backticks in it are replaced).
 fn code(text: &str) -> String {
     format!("`{}`", sanitize_line(text).replace('`', "'"))

@@ -428,6 +428,8 @@ impl Runner {
             }
             Effect::Quit { code } => return Some(Exit::Code(code)),
             Effect::Organise(e) => self.organise(e),
+            // They hand the terminal over: the loop performs them (`super::external`).
+            Effect::Copy(_) | Effect::OpenExternal(_) => {}
         }
         None
     }
