@@ -348,6 +348,11 @@ impl Harness {
         self.state.selected().map(|r| r.info.title().to_owned())
     }
 
+    /// The status line's text; panics when there is none.
+    pub fn status_text(&self) -> &str {
+        &self.state.status.as_ref().expect("a status line").text
+    }
+
     /// Takes the effects collected so far.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
