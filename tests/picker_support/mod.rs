@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 mod open;
+#[allow(unused_imports)]
+pub use open::demo_records;
 
 use std::path::PathBuf;
 use std::sync::Arc;
