@@ -9,35 +9,9 @@ use std::sync::Arc;
 use grove::app::event::{Effect, Event};
 use grove::app::session_view::{ViewEffect, execute};
 use grove::app::state::{Options, Screen, SessionRecord};
-use grove::storage::demo::{copy_dir, demo_source};
 use grove::storage::read::scan_info;
 use ratatui::crossterm::event::KeyCode;
-use support::Harness;
-
-fn demo_records(dir: &std::path::Path) -> Vec<Arc<SessionRecord>> {
-    copy_dir(&demo_source(), dir).unwrap();
-    let roots = [
-        dir.join("pi-agent/sessions"),
-        dir.join("atomic-agent/sessions"),
-    ];
-    let roots: Vec<_> = roots
-        .iter()
-        .map(|p| grove::storage::roots::SessionRoot {
-            path: p.clone(),
-            agent: None,
-        })
-        .collect();
-    let (files, _) = grove::storage::roots::find_session_files(&roots);
-    files
-        .iter()
-        .map(|f| {
-            Arc::new(SessionRecord::new(
-                scan_info(&f.path, f.agent).unwrap(),
-                None,
-            ))
-        })
-        .collect()
-}
+use support::{Harness, demo_records};
 
 /// Opens the selected session with Enter: answers the load the way the event loop does.
 fn open_selected(h: &mut Harness) -> std::path::PathBuf {

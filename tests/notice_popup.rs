@@ -11,8 +11,6 @@ use grove::app::notice::{Notice, NoticeKind};
 use ratatui::crossterm::event::KeyCode;
 use support::*;
 
-const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 45)];
-
 fn with_popup(w: u16, h: u16) -> Harness {
     let mut harness = Harness::new(w, h);
     harness.load(fixtures());

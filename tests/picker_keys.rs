@@ -319,7 +319,7 @@ fn rename_prefills_saves_and_cancels() {
         result: Ok(record_arc(renamed)),
     });
     assert_eq!(h.titles()[1], "Release 0.4.0 final");
-    assert!(h.state.status.as_ref().unwrap().text.contains("Renamed"));
+    assert!(h.status_text().contains("Renamed"));
 }
 
 fn record_arc(
@@ -379,14 +379,7 @@ fn delete_confirms_trashes_and_undo_restores() {
     });
     assert_eq!(h.state.mode, Mode::Normal);
     assert_eq!(h.titles().len(), 4);
-    assert!(
-        h.state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("moved to trash")
-    );
+    assert!(h.status_text().contains("moved to trash"));
     h.ctrl('z');
     let item = match h.take_effects().as_slice() {
         [Effect::RestoreTrash(item)] => item.clone(),
@@ -404,14 +397,7 @@ fn delete_confirms_trashes_and_undo_restores() {
     );
     h.ctrl('z');
     assert!(h.take_effects().is_empty());
-    assert!(
-        h.state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("Nothing to undo")
-    );
+    assert!(h.status_text().contains("Nothing to undo"));
 }
 
 #[test]

@@ -117,14 +117,7 @@ fn the_state_read_at_start_up_pins_and_archives() {
     );
     alt(&mut h, 'p');
     assert!(h.take_effects().is_empty());
-    assert!(
-        h.state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("unavailable")
-    );
+    assert!(h.status_text().contains("unavailable"));
 }
 
 #[test]
@@ -140,7 +133,7 @@ fn a_failed_save_is_undone_on_screen() {
         result: Err("disk full".into()),
     }));
     assert_eq!(h.titles()[0], FIX);
-    assert!(h.state.status.as_ref().unwrap().text.contains("disk full"));
+    assert!(h.status_text().contains("disk full"));
 }
 
 #[test]
@@ -149,7 +142,7 @@ fn archive_leaves_the_default_view_and_the_archived_view_restores() {
     select(&mut h, RELEASE);
     alt(&mut h, 'a');
     assert_eq!(h.titles(), vec![FIX, BENCH, PASTE, OLD]);
-    assert!(h.state.status.as_ref().unwrap().text.contains("archived"));
+    assert!(h.status_text().contains("archived"));
     assert!(matches!(
         h.take_effects().as_slice(),
         [Effect::Organise(OrgEffect::SaveFlags {
@@ -285,14 +278,7 @@ fn bulk_trash_asks_once_listing_them_and_one_undo_restores_all() {
     h.send(Event::Organise(OrgEvent::TrashedMarked { results }));
     assert_eq!(h.state.mode, Mode::Normal);
     assert_eq!(h.titles(), vec![RELEASE, BENCH, OLD]);
-    assert!(
-        h.state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("2 sessions moved to trash")
-    );
+    assert!(h.status_text().contains("2 sessions moved to trash"));
     assert_sizes!("bulk_trashed", h);
     // One Ctrl+Z: both restored.
     h.ctrl('z');
@@ -313,14 +299,7 @@ fn bulk_trash_asks_once_listing_them_and_one_undo_restores_all() {
     }
     assert_eq!(h.titles(), vec![FIX, RELEASE, BENCH, PASTE, OLD]);
     h.ctrl('z');
-    assert!(
-        h.state
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("Nothing to undo")
-    );
+    assert!(h.status_text().contains("Nothing to undo"));
 }
 
 #[test]

@@ -5,37 +5,11 @@
 #[path = "picker_support/mod.rs"]
 mod support;
 
-use std::sync::Arc;
-
 use grove::app::event::{Effect, Event};
 use grove::app::session_view::Mode as ViewMode;
-use grove::app::state::{Liveness, Mode, Options, Screen, SessionRecord};
-use grove::storage::demo::{copy_dir, demo_source};
-use grove::storage::read::scan_info;
-use grove::storage::roots::{SessionRoot, find_session_files};
+use grove::app::state::{Liveness, Mode, Options, Screen};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use support::{Harness, fixtures};
-
-fn demo_records(dir: &std::path::Path) -> Vec<Arc<SessionRecord>> {
-    copy_dir(&demo_source(), dir).unwrap();
-    let roots: Vec<SessionRoot> = ["pi-agent/sessions", "atomic-agent/sessions"]
-        .iter()
-        .map(|p| SessionRoot {
-            path: dir.join(p),
-            agent: None,
-        })
-        .collect();
-    let (files, _) = find_session_files(&roots);
-    files
-        .iter()
-        .map(|f| {
-            Arc::new(SessionRecord::new(
-                scan_info(&f.path, f.agent).unwrap(),
-                None,
-            ))
-        })
-        .collect()
-}
+use support::{Harness, demo_records, fixtures};
 
 /// A harness in the session view of a demo session.
 fn in_view(tmp: &std::path::Path) -> Harness {

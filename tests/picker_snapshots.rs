@@ -9,8 +9,6 @@ use grove::app::state::Liveness;
 use ratatui::crossterm::event::KeyCode;
 use support::*;
 
-const SIZES: [(u16, u16); 3] = [(60, 20), (100, 30), (160, 45)];
-
 fn check(name: &str, build: impl Fn(u16, u16) -> Harness) {
     for (w, h) in SIZES {
         let harness = build(w, h);

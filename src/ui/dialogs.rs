@@ -27,7 +27,9 @@ fn bottom_box(area: Rect, content_rows: u16) -> Rect {
     )
 }
 
-fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
+/// Clears `rect`, draws a border and ` title ` in `style`, and returns the inside (one column
+/// of padding each side).
+pub(crate) fn framed(frame: &mut Frame, rect: Rect, title: &str, style: Style) -> Rect {
     frame.render_widget(Clear, rect);
     let block = Block::new()
         .borders(Borders::ALL)

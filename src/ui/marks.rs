@@ -5,12 +5,13 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use crate::app::format::{one_line, shorten_home, truncate_left};
 use crate::app::keymap::{Action, KeyContext};
 use crate::app::marks::marked_rows;
 use crate::app::state::{AppState, Mode};
+use crate::ui::dialogs::framed;
 use crate::ui::theme::Theme;
 
 /// Marked: `✓`; pinned: `⚑` (both one column wide in every terminal width table).
@@ -104,22 +105,8 @@ pub(crate) fn draw_confirm_trash_marked(frame: &mut Frame, area: Rect, state: &A
         w,
         h,
     );
-    frame.render_widget(Clear, rect);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(t.error)
-        .title(Span::styled(
-            format!(" Move {} sessions to trash? ", records.len()),
-            t.error.add_modifier(Modifier::BOLD),
-        ));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let inner = Rect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(2),
-        inner.height,
-    );
+    let title = format!("Move {} sessions to trash?", records.len());
+    let inner = framed(frame, rect, &title, t.error);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use crate::app::format::{format_date, shorten_home, wrap_text};
 use crate::app::keymap::{Action, KeyContext};
@@ -14,6 +14,7 @@ use crate::app::state::{AppState, StatusKind};
 use crate::app::trash_view::{TrashRow, TrashView, context};
 use crate::text::count::counted_s;
 use crate::text::sanitize::{sanitize_line, sanitize_path, truncate_width};
+use crate::ui::dialogs::framed;
 use crate::ui::theme::Theme;
 
 /// Draws the trash view over the whole screen.
@@ -203,21 +204,6 @@ fn draw_confirm(
         w,
         h,
     );
-    frame.render_widget(Clear, rect);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(t.accent)
-        .title(Span::styled(
-            " Restore from the trash ",
-            t.accent.add_modifier(Modifier::BOLD),
-        ));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let inner = Rect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(2),
-        inner.height,
-    );
+    let inner = framed(frame, rect, "Restore from the trash", t.accent);
     frame.render_widget(Paragraph::new(text), inner);
 }

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 mod open;
+#[allow(unused_imports)]
+pub use open::demo_records;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -346,6 +348,11 @@ impl Harness {
 
     pub fn selected_title(&self) -> Option<String> {
         self.state.selected().map(|r| r.info.title().to_owned())
+    }
+
+    /// The status line's text; panics when there is none.
+    pub fn status_text(&self) -> &str {
+        &self.state.status.as_ref().expect("a status line").text
     }
 
     /// Takes the effects collected so far.

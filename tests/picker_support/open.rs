@@ -1,12 +1,18 @@
 //! Opening a session from the picker the way the event loop does: take the `OpenSession`
-//! effect Enter left, load the view (its search applied), hand it back as `SessionOpened`.
+//! effect Enter left, load the view (its search applied), hand it back as `SessionOpened`;
+//! and real sessions to open (a copy of the demo).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use grove::app::event::{Effect, Event};
 use grove::app::search_hits::OpenSearch;
 use grove::app::session_view::SessionViewState;
+use grove::app::state::SessionRecord;
 use grove::model::context::Dialect;
+use grove::storage::demo::{copy_dir, demo_source};
+use grove::storage::read::scan_info;
+use grove::storage::roots::{SessionRoot, find_session_files};
 use ratatui::layout::Rect;
 
 use super::Harness;
@@ -72,4 +78,24 @@ impl Harness {
         self.answer_open(open);
         path
     }
+}
+
+/// The demo sessions copied into `dir` (the tests may write to them), scanned as records.
+pub fn demo_records(dir: &Path) -> Vec<Arc<SessionRecord>> {
+    copy_dir(&demo_source(), dir).expect("copy the demo sessions");
+    let roots: Vec<SessionRoot> = ["pi-agent/sessions", "atomic-agent/sessions"]
+        .iter()
+        .map(|p| SessionRoot {
+            path: dir.join(p),
+            agent: None,
+        })
+        .collect();
+    let (files, _) = find_session_files(&roots);
+    files
+        .iter()
+        .map(|f| {
+            let info = scan_info(&f.path, f.agent).expect("scan a demo session");
+            Arc::new(SessionRecord::new(info, None))
+        })
+        .collect()
 }
