@@ -9,3 +9,4 @@ mod signals;
 pub mod terminal;
 mod trash_jobs;
 mod watch;
+mod watch_poll;
