@@ -134,6 +134,63 @@ fn print_mode_view_resume_prints_path_and_entry() {
     );
 }
 
+/// `r` off the leaf under `--print`: the offer knows it prints (the view is told by the app),
+/// and once the check-out is written the session and entry are printed, not resumed.
+#[test]
+fn print_mode_resume_offer_checks_out_then_prints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = Options {
+        print_mode: true,
+        ..Options::default()
+    };
+    let mut h = Harness::with_options(120, 40, options);
+    h.load(demo_records(tmp.path()));
+    h.key(KeyCode::Tab);
+    let path = open_with(&mut h, |h| h.ctrl('v'));
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Char('r'));
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the view");
+    };
+    assert!(view.resume_prints, "the view knows --print");
+    assert!(
+        matches!(view.mode, grove::app::session_view::Mode::ConfirmResume(_)),
+        "{:?}",
+        view.mode
+    );
+    let entry = view.selected_id().unwrap().to_owned();
+    let before = std::fs::read(&path).unwrap();
+    h.key(KeyCode::Char('y'));
+    let fx = h.take_effects();
+    let Some(Effect::View { effect, .. }) =
+        fx.into_iter().find(|e| matches!(e, Effect::View { .. }))
+    else {
+        panic!("no check-out effect");
+    };
+    assert!(matches!(effect, ViewEffect::Checkout { .. }), "{effect:?}");
+    let outcome = execute(&effect).expect("outcome");
+    h.raw(Event::ViewDone {
+        path: path.clone(),
+        outcome: Box::new(outcome),
+    });
+    let fx = h.take_effects();
+    let expected = format!("{} {entry}", path.display());
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::PrintLine(l) if *l == expected)),
+        "{fx:?}"
+    );
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::LaunchAgent { .. })),
+        "{fx:?}"
+    );
+    let now = std::fs::read(&path).unwrap();
+    assert!(
+        now.starts_with(&before) && now.len() > before.len(),
+        "checked out"
+    );
+}
+
 #[test]
 fn a_fork_joins_the_picker() {
     let tmp = tempfile::tempdir().unwrap();

@@ -110,6 +110,20 @@ fn writes_without_the_index_stream_the_file() {
     assert_eq!(checkout["parentId"], id(999).as_str());
     assert_eq!(checkout["data"]["previousLeafId"], rename["id"]);
 
+    // Writes that would change nothing are told by a streaming pass too: a check-out to where
+    // the session now resumes, clearing a label that is not there.
+    let before = fs::read(&path).unwrap();
+    let (unlabelled, resumes) = (id(1001), id(999));
+    for args in [
+        &["checkout", p, resumes.as_str()][..],
+        &["label", p, unlabelled.as_str(), "--clear"],
+    ] {
+        let (ok, out, err) = run_within(dir.path(), limit, args);
+        assert!(ok, "{args:?} under a {limit} MB address-space limit: {err}");
+        assert!(out.starts_with("Nothing written: "), "{args:?}: {out}");
+    }
+    assert!(fs::read(&path).unwrap() == before, "a no-op wrote");
+
     let (ok, _, err) = run_within(dir.path(), limit, &["label", p, "nosuchid", "x"]);
     assert!(!ok && err.contains("no entry nosuchid"), "{err}");
 }

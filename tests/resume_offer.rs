@@ -191,3 +191,39 @@ fn export_asks_for_the_folder_and_reports_the_full_path() {
         "{status}"
     );
 }
+
+/// With `--print` `r` prints the session for a script instead of resuming: the offer says it
+/// checks out and then prints, and a yes still writes the check-out first (then the resume
+/// effect, which the app prints); a no prints nothing.
+#[test]
+fn in_print_mode_the_offer_checks_out_then_prints() {
+    let b = session();
+    let mut v = open(&b);
+    v.resume_prints = true;
+    select(&mut v, "a1");
+    assert!(key(&mut v, 'r').is_empty());
+    let screen = render(&v);
+    insta::assert_snapshot!("resume_offer_dialog_print", screen);
+    assert!(screen.contains("Print from here?"), "{screen}");
+    assert!(screen.contains("then print it (--print)"), "{screen}");
+    assert!(screen.contains("check out and print"), "{screen}");
+    assert!(!screen.contains("resume ·"), "{screen}");
+    assert_eq!(key(&mut v, 'n'), vec![]);
+    let status = v.status.as_ref().unwrap().text.clone();
+    assert_eq!(status, "Nothing printed; nothing written");
+
+    key(&mut v, 'r');
+    let fx = key(&mut v, 'y');
+    assert_eq!(
+        v.status.as_ref().unwrap().text,
+        "Checking out, then printing…"
+    );
+    let outcome = execute(&fx[0]).expect("a write has an outcome");
+    let after = apply_outcome(&mut v, outcome);
+    assert!(
+        after
+            .iter()
+            .any(|e| matches!(e, ViewEffect::Resume { entry_id: Some(id), .. } if id == "a1")),
+        "{after:?}"
+    );
+}

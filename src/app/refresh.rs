@@ -25,10 +25,12 @@ pub(crate) fn request_everything(state: &mut AppState) {
     set_status(state, "Refreshing the list…".into(), StatusKind::Info);
 }
 
-/// Asks for what is pending, unless a request is already out (once per burst of events).
+/// Asks for what is pending, unless a request is already out (once per burst of events), or
+/// the list is still being read (what it has not read yet it would add twice).
 pub(crate) fn settle(state: &mut AppState, fx: &mut Vec<Effect>) {
     let live = &mut state.picker.live;
-    if live.in_flight || (live.pending.is_empty() && !live.everything) {
+    let loading = !state.picker.loading.done;
+    if loading || live.in_flight || (live.pending.is_empty() && !live.everything) {
         return;
     }
     live.in_flight = true;
@@ -189,6 +191,7 @@ mod tests {
         s.picker.deleted = vec![false; records.len()];
         s.picker.records = records;
         s.picker.sort = crate::app::state::SortMode::Recent;
+        s.picker.loading.done = true;
         s.picker.rebuild_rows();
         s
     }
@@ -239,6 +242,22 @@ mod tests {
         assert!(
             matches!(&fx[..], [Effect::Refresh(r)] if r.paths == [PathBuf::from("/s/--w--/c.jsonl")])
         );
+    }
+
+    /// A change reported while the list is still being read waits for the end of the read
+    /// (the refresh would add the sessions the read has not delivered yet, then the read adds
+    /// them again).
+    #[test]
+    fn changes_wait_for_the_list_to_be_read() {
+        let mut s = state(vec![record("a", 1, 30)]);
+        s.picker.loading.done = false;
+        on_changed(&mut s, vec![PathBuf::from("/s")]);
+        let mut fx = Vec::new();
+        settle(&mut s, &mut fx);
+        assert!(fx.is_empty(), "asked while loading: {fx:?}");
+        s.picker.loading.done = true;
+        settle(&mut s, &mut fx);
+        assert!(matches!(&fx[..], [Effect::Refresh(r)] if r.paths == [PathBuf::from("/s")]));
     }
 
     /// With a query, the rows are searched again (the new text can match) and the query box

@@ -394,6 +394,7 @@ fn on_session_opened(
                 apply_resize(&mut view, area);
             }
             view.set_panes(state.view_panes);
+            view.resume_prints = state.options.print_mode;
             super::marks::apply_open_at(&mut state.picker.org, &path, &mut view);
             state.screen = Screen::View { record, view };
             // Its row follows what was just read (watching may be off or slow).

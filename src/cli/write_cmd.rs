@@ -14,12 +14,11 @@ use super::error::{CliError, msg};
 use super::json::to_json;
 use super::output::{load_for_write, path_json, print_note, report_done, shown_path};
 use super::resolve::{resolve_entry, resolve_entry_indexed, resolve_session};
-use crate::model::entry::EntryKind;
-use crate::model::tree::Session;
 use crate::storage::append::{NewEntry, normalize_name};
 use crate::storage::fork::fork_session;
 use crate::storage::index::Index;
 use crate::storage::index::write::{WritePath, append_indexed};
+use crate::storage::no_op_scan::{self, NoOpView, no_op_of_session};
 use crate::storage::roots::SessionRoot;
 use crate::text::sanitize::sanitize_line;
 
@@ -142,19 +141,9 @@ pub fn label(
         .filter(|t| !t.is_empty() && !clear);
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= NO_OP_CHECK_MAX_BYTES);
-    if label.is_none() && small {
-        // Clearing needs the current labels (the index holds only ids): read a small file
-        // (a large one is not loaded whole; clearing an unset label there writes a no-op).
-        let s = load_for_write(&path)?;
-        let current = s
-            .tree
-            .index_of(&target)
-            .and_then(|i| s.tree.label_of(s.entries(), i));
-        if current.is_none() {
-            let why = format!("entry {} has no label", sanitize_line(&target));
-            return report_unchanged(out, &path, &why, json);
-        }
+    if label.is_none() && no_op_view(&path, &target)?.clearing_changes_nothing() {
+        let why = format!("entry {} has no label", sanitize_line(&target));
+        return report_unchanged(out, &path, &why, json);
     }
     let (a, how) = append_indexed(
         &mut index,
@@ -217,38 +206,15 @@ pub fn rename(
     report_done(out, &format!("name {} written to {shown}", a.id), &report)
 }
 
-/// The entry a session resumes from: its leaf, above the entries that only annotate (labels,
-/// names, grove's check-outs), which add nothing to the context. `None`: before the first entry.
-fn resumes_from(s: &Session) -> Option<usize> {
-    let entries = s.entries();
-    let mut cur = s.tree.leaf;
-    let mut steps = 0;
-    while let Some(i) = cur {
-        let e = &entries[i];
-        let annotates = matches!(e.kind, EntryKind::Label | EntryKind::SessionInfo)
-            || (e.kind == EntryKind::Custom && e.str_field("customType") == Some("grove.checkout"));
-        if !annotates || steps > entries.len() {
-            return Some(i);
-        }
-        cur = s.tree.parent[i];
-        steps += 1;
-    }
-    None
+/// What tells a write that would change nothing, in the memory of a line whatever the file's
+/// size: a streaming pass (the index keeps only ids, not labels nor parents), or a whole load
+/// where the pass cannot tell (as the write itself does).
+fn no_op_view(path: &Path, target: &str) -> Result<NoOpView, CliError> {
+    Ok(match no_op_scan::no_op_view(path, target)? {
+        Some(view) => view,
+        None => no_op_of_session(&load_for_write(path)?, target),
+    })
 }
-
-/// Where a check-out to `target` makes the session resume: the entry, or for a user message
-/// (or custom message) its parent, as pi's /tree.
-fn checkout_destination(s: &Session, target: usize) -> Option<usize> {
-    let e = &s.entries()[target];
-    if e.role() == Some("user") || e.kind == EntryKind::CustomMessage {
-        s.tree.parent[target]
-    } else {
-        Some(target)
-    }
-}
-
-/// Files up to this size are read whole to tell a no-op check-out.
-const NO_OP_CHECK_MAX_BYTES: u64 = 4 << 20;
 
 /// `grove checkout`.
 pub fn checkout(
@@ -261,23 +227,13 @@ pub fn checkout(
     let (path, agent) = resolve_session(roots, &args.session, no_cache)?;
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &args.entry)?;
-    // Where the session resumes now needs the tree (the index holds only ids): read the file,
-    // but only a small one. A large file is not loaded whole for this (memory is bounded by
-    // what the write needs); a check-out to where it already resumes then writes its line,
-    // which changes nothing for pi or Atomic.
-    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= NO_OP_CHECK_MAX_BYTES);
-    if small {
-        let s = load_for_write(&path)?;
-        if let Some(t) = s.tree.index_of(&target)
-            && checkout_destination(&s, t) == resumes_from(&s)
-        {
-            let why = format!(
-                "{} already resumes from there (entry {})",
-                shown_path(&path),
-                sanitize_line(&target)
-            );
-            return report_unchanged(out, &path, &why, args.json);
-        }
+    if no_op_view(&path, &target)?.checkout_changes_nothing() {
+        let why = format!(
+            "{} already resumes from there (entry {})",
+            shown_path(&path),
+            sanitize_line(&target)
+        );
+        return report_unchanged(out, &path, &why, args.json);
     }
     let (a, how) = append_indexed(
         &mut index,

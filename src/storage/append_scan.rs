@@ -55,19 +55,24 @@ pub(crate) struct TargetView {
 }
 
 /// One entry as the pass sees it.
-struct Seen<'a> {
-    is_header: bool,
-    id: &'a str,
-    parent_id: Option<&'a str>,
+pub(super) struct Seen<'a> {
+    pub is_header: bool,
+    pub id: &'a str,
+    pub parent_id: Option<&'a str>,
     /// A user message or a custom message.
-    puts_text_back: bool,
+    pub puts_text_back: bool,
+    /// An entry that only annotates (a label, a name, grove's check-out): it adds nothing to
+    /// the context, so where the session resumes is above it.
+    pub annotates: bool,
+    /// A label entry's change: its target, and whether it sets a label (else it clears one).
+    pub label: Option<(&'a str, bool)>,
 }
 
 /// The target's last occurrence (later duplicates shadow earlier ones, as in pi).
-struct Found {
-    ordinal: usize,
-    parent_id: Option<String>,
-    puts_text_back: bool,
+pub(super) struct Found {
+    pub ordinal: usize,
+    pub parent_id: Option<String>,
+    pub puts_text_back: bool,
 }
 
 /// Streams `path` for what an append needs (`target`: the entry a label or check-out names;
@@ -184,7 +189,11 @@ pub(crate) fn resolve_prefix(
 
 /// The leaf a check-out of `target` makes; `None` when only a whole load can tell (its parent
 /// comes after it in the file: maybe a cycle, which the tree breaks at its earliest member).
-fn checkout_leaf(path: &Path, target: &str, f: Found) -> Result<Option<Option<String>>, ReadError> {
+pub(super) fn checkout_leaf(
+    path: &Path,
+    target: &str,
+    f: Found,
+) -> Result<Option<Option<String>>, ReadError> {
     if !f.puts_text_back {
         return Ok(Some(Some(target.to_owned())));
     }
@@ -222,7 +231,7 @@ fn checkout_leaf(path: &Path, target: &str, f: Found) -> Result<Option<Option<St
 /// `header`), in file order, skipping what a whole load skips (blank and bad lines, lines too
 /// long to hold). A later session header is passed with `is_header` set. Returns the bytes
 /// read and whether they end with a newline.
-fn each_entry(
+pub(super) fn each_entry(
     path: &Path,
     objects: &mut usize,
     mut entry: impl FnMut(&Seen<'_>),
@@ -232,20 +241,25 @@ fn each_entry(
     let mut buf = Vec::new();
     let mut on_line = |line: Line<'_>| {
         let Line::Whole(line) = line else { return };
-        if *objects > 0
-            && let Some(lite) = parse_lite(line.bytes)
-        {
-            *objects += 1;
+        // A custom entry is parsed whole: whether it is grove's check-out is in its
+        // `customType`, which the lite parse skips.
+        let lite = (*objects > 0).then(|| parse_lite(line.bytes)).flatten();
+        if let Some(lite) = lite {
             let facts = lite.facts();
-            let is_header = lite.ty.as_deref() == Some("session");
-            let role = facts.message.as_ref().and_then(|m| m.role);
-            entry(&Seen {
-                is_header,
-                id: facts.id,
-                parent_id: facts.parent_id,
-                puts_text_back: role == Some("user") || facts.kind == EntryKind::CustomMessage,
-            });
-            return;
+            let kind = facts.kind;
+            if kind != EntryKind::Custom {
+                *objects += 1;
+                let role = facts.message.as_ref().and_then(|m| m.role);
+                entry(&Seen {
+                    is_header: lite.ty.as_deref() == Some("session"),
+                    id: facts.id,
+                    parent_id: facts.parent_id,
+                    puts_text_back: role == Some("user") || kind == EntryKind::CustomMessage,
+                    annotates: matches!(kind, EntryKind::Label | EntryKind::SessionInfo),
+                    label: label_change(kind, facts.target_id, facts.label),
+                });
+                return;
+            }
         }
         full_line(&line, objects, &mut entry, &mut header);
     };
@@ -294,12 +308,35 @@ fn seen_of(map: &serde_json::Map<String, Value>) -> Seen<'_> {
         EntryKind::Message => str_of(map.get("message").and_then(|m| m.get("role"))),
         _ => None,
     };
+    let annotates = match kind {
+        EntryKind::Label | EntryKind::SessionInfo => true,
+        EntryKind::Custom => str_of(map.get("customType")) == Some(CHECKOUT_TYPE),
+        _ => false,
+    };
     Seen {
         is_header: false,
         id: str_of(map.get("id")).unwrap_or(""),
         parent_id: str_of(map.get("parentId")),
         puts_text_back: role == Some("user") || kind == EntryKind::CustomMessage,
+        annotates,
+        label: label_change(kind, str_of(map.get("targetId")), str_of(map.get("label"))),
     }
+}
+
+/// The `customType` of grove's check-out entries.
+pub(super) const CHECKOUT_TYPE: &str = "grove.checkout";
+
+/// A label entry's change, as [`crate::model::entry::Entry::label_change`] reads it: a
+/// string target, and a non-empty string label sets it.
+fn label_change<'a>(
+    kind: EntryKind,
+    target: Option<&'a str>,
+    label: Option<&str>,
+) -> Option<(&'a str, bool)> {
+    (kind == EntryKind::Label)
+        .then_some(target)
+        .flatten()
+        .map(|t| (t, label.is_some_and(|l| !l.is_empty())))
 }
 
 /// The view of a session loaded whole: the reference [`view_for_append`] answers as.
@@ -334,14 +371,14 @@ pub(crate) fn view_of_session(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::parse::ParsedSession;
 
     /// A small deterministic generator (no dependency for a few numbers).
-    struct Rng(u64);
+    pub(crate) struct Rng(pub u64);
     impl Rng {
-        fn below(&mut self, n: usize) -> usize {
+        pub(crate) fn below(&mut self, n: usize) -> usize {
             self.0 = self
                 .0
                 .wrapping_mul(6_364_136_223_846_793_005)
@@ -354,7 +391,7 @@ mod tests {
     /// after their children (and so cycles), labels, user and custom messages, a second
     /// header, bad and blank lines, entries without ids; sometimes an old version, no header
     /// or a torn last line.
-    fn messy_session(rng: &mut Rng) -> String {
+    pub(crate) fn messy_session(rng: &mut Rng) -> String {
         let version = [3, 3, 3, 2, 1][rng.below(5)];
         let mut s = String::new();
         match rng.below(12) {
@@ -366,6 +403,7 @@ mod tests {
             "{{\"type\":\"session\",\"version\":{version},\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/w\"}}\n"
         ));
         let n = 1 + rng.below(25);
+        let mut last = String::new();
         for i in 0..n {
             let id = format!("{:02x}", rng.below(n + 3));
             let parent = match rng.below(6) {
@@ -379,7 +417,8 @@ mod tests {
             } else {
                 format!("\"id\":\"{id}\",")
             };
-            let line = match rng.below(9) {
+            let other = format!("{:02x}", rng.below(n + 3));
+            let line = match rng.below(13) {
                 0 => format!(
                     "{{\"type\":\"label\",{id_field}\"parentId\":{parent},\"targetId\":\"{id}\",\"label\":\"l\"}}"
                 ),
@@ -391,12 +430,43 @@ mod tests {
                 4 => format!(
                     "{{\"type\":\"message\",{id_field}\"parentId\":{parent},\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"a\\ud800\"}}]}}}}"
                 ),
+                9 => format!(
+                    "{{\"type\":\"label\",{id_field}\"parentId\":{parent},\"targetId\":\"{other}\",\"label\":\"{}\"}}",
+                    ["", "m"][rng.below(2)]
+                ),
+                10 => format!(
+                    "{{\"type\":\"session_info\",{id_field}\"parentId\":{parent},\"name\":\"n\"}}"
+                ),
+                11 => format!(
+                    "{{\"type\":\"custom\",{id_field}\"parentId\":{parent},\"customType\":\"{}\",\"data\":{{}}}}",
+                    ["grove.checkout", "other"][rng.below(2)]
+                ),
                 _ => format!(
                     "{{\"type\":\"message\",{id_field}\"parentId\":{parent},\"message\":{{\"role\":\"user\",\"content\":\"u {i}\"}}}}"
                 ),
             };
             s.push_str(&line);
             s.push('\n');
+            last = id;
+        }
+        // Annotations at the end, as grove and pi append them (each off the one before).
+        for k in 0..rng.below(4) {
+            let id = format!("e{k}");
+            let target = format!("{:02x}", rng.below(n + 3));
+            let line = match rng.below(3) {
+                0 => format!(
+                    "{{\"type\":\"label\",\"id\":\"{id}\",\"parentId\":\"{last}\",\"targetId\":\"{target}\",\"label\":\"z\"}}"
+                ),
+                1 => format!(
+                    "{{\"type\":\"session_info\",\"id\":\"{id}\",\"parentId\":\"{last}\",\"name\":\"z\"}}"
+                ),
+                _ => format!(
+                    "{{\"type\":\"custom\",\"id\":\"{id}\",\"parentId\":\"{last}\",\"customType\":\"grove.checkout\",\"data\":{{}}}}"
+                ),
+            };
+            s.push_str(&line);
+            s.push('\n');
+            last = id;
         }
         if rng.below(8) == 0 {
             s.push_str("{\"type\":\"mess");

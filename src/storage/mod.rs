@@ -11,6 +11,7 @@ pub mod fsutil;
 pub mod index;
 pub mod leaf;
 pub mod listing;
+pub(crate) mod no_op_scan;
 pub mod open;
 pub mod read;
 pub mod repo;

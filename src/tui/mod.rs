@@ -11,3 +11,4 @@ mod signals;
 pub mod terminal;
 mod trash_jobs;
 mod watch;
+mod watch_poll;

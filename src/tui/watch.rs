@@ -2,11 +2,18 @@
 //! platform's notifier (inotify, FSEvents, …) through `notify`, debounced; where that is not
 //! possible (the notifier refuses the folder: too many watches, an unsupported file system) or
 //! cannot be trusted (network and FUSE file systems, whose changes made on other machines
-//! raise no events), the root is polled instead. Changed paths go to the event loop's one
+//! raise no events), the root is polled instead (by grove's own poller, [`super::watch_poll`],
+//! which sees every write, also two in one second). Changed paths go to the event loop's one
 //! channel as [`Event::FilesChanged`]; reading them again is the app's business. The
 //! debouncing is grove's own (a blocking thread, silent at idle) because it must drop the
 //! events grove's own reads raise (inotify reports every open), which the `notify` debouncers
 //! do not tell apart.
+//!
+//! A watch starts after the list is read (the first frame does not wait for it), so a write
+//! made between the list's read of a file and the watcher's first look at it (the poll
+//! watcher's baseline, the notifier's watch on the folder) raises nothing: once every watcher
+//! is set up, the roots are reported changed once, and the app reads them again (the index
+//! resumes: only what changed is read). Any write after that first look raises an event.
 //!
 //! `GROVE_WATCH=poll` polls every root, `GROVE_WATCH=off` watches nothing (the refresh key
 //! still works).
@@ -17,12 +24,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use notify::event::{MetadataKind, ModifyKind};
-use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::app::event::Event;
 use crate::storage::roots::SessionRoot;
 
 use super::effects::Msg;
+use super::watch_poll::{Poller, Snapshot};
 
 /// Changes closer together than this arrive as one batch.
 const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -40,7 +48,7 @@ pub(crate) enum How {
 #[derive(Default)]
 pub(crate) struct Watch {
     native: Option<RecommendedWatcher>,
-    polled: Option<PollWatcher>,
+    polled: Option<Poller>,
     /// Each watched root and how.
     pub(crate) roots: Vec<(PathBuf, How)>,
 }
@@ -101,6 +109,7 @@ pub(crate) fn start(
         return watch;
     };
     let (seen_tx, seen_rx) = mpsc::channel::<Seen>();
+    let native_tx = seen_tx.clone();
     let handler = move |result: notify::Result<notify::Event>| {
         let seen = match result {
             Ok(e) if e.need_rescan() => Seen::Everything,
@@ -108,8 +117,9 @@ pub(crate) fn start(
             Ok(_) => return,
             Err(_) => Seen::Everything,
         };
-        let _ = seen_tx.send(seen);
+        let _ = native_tx.send(seen);
     };
+    let mut polled = Vec::new();
     for root in roots {
         let path = &root.path;
         if !path.is_dir() {
@@ -118,22 +128,34 @@ pub(crate) fn start(
         let native = prefer == How::Notify && !is_network_fs(path);
         let how = if native && watch_native(&mut watch.native, path, handler.clone()).is_ok() {
             How::Notify
-        } else if watch_polled(&mut watch.polled, path, handler.clone()).is_ok() {
-            How::Poll
         } else {
-            continue;
+            polled.push(path.clone());
+            How::Poll
         };
         watch.roots.push((path.clone(), how));
     }
+    if !polled.is_empty() {
+        // The first look, taken here: a write after it is a change.
+        let baseline = Snapshot::take(&polled);
+        let tx = seen_tx.clone();
+        let report = move |paths| {
+            let _ = tx.send(Seen::Paths(paths));
+        };
+        watch.polled = Some(Poller::spawn(polled, baseline, POLL_EVERY, report));
+    }
     let all_roots: Vec<PathBuf> = watch.roots.iter().map(|(p, _)| p.clone()).collect();
+    // Every watcher has had its first look: what was written before it is read again now.
+    if !all_roots.is_empty() {
+        let _ = seen_tx.send(Seen::Everything);
+    }
+    drop(seen_tx);
     // Ends when the watchers (the senders) are dropped, or nobody listens any more.
     std::thread::spawn(move || debounce(&seen_rx, &all_roots, &sink));
     watch
 }
 
 /// A change worth reading again. Not: opening or reading a file (grove's own reads would
-/// come back as changes, forever), nor metadata alone (a `chmod`); a new modification time is
-/// (what polling sees of a write).
+/// come back as changes, forever), nor metadata alone (a `chmod`); a new modification time is.
 fn is_change(kind: &EventKind) -> bool {
     match kind {
         EventKind::Access(_) => false,
@@ -183,21 +205,6 @@ fn watch_native(
 ) -> notify::Result<()> {
     if slot.is_none() {
         *slot = Some(RecommendedWatcher::new(handler, notify::Config::default())?);
-    }
-    match slot {
-        Some(w) => w.watch(path, RecursiveMode::Recursive),
-        None => Ok(()),
-    }
-}
-
-fn watch_polled(
-    slot: &mut Option<PollWatcher>,
-    path: &Path,
-    handler: impl notify::EventHandler,
-) -> notify::Result<()> {
-    if slot.is_none() {
-        let config = notify::Config::default().with_poll_interval(POLL_EVERY);
-        *slot = Some(PollWatcher::new(handler, config)?);
     }
     match slot {
         Some(w) => w.watch(path, RecursiveMode::Recursive),
@@ -280,6 +287,28 @@ mod tests {
             .expect("append not reported");
         assert!(paths.contains(&file), "{paths:?}");
         drop(watch);
+    }
+
+    /// A write the list missed (made after the list read the file, before the watch's first
+    /// look at it) raises nothing: so once set up, the watch reports every root changed, once,
+    /// and the app reads them again.
+    #[test]
+    fn the_roots_are_reported_once_the_watch_is_set_up() {
+        for how in [How::Poll, How::Notify] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().join("sessions");
+            std::fs::create_dir_all(root.join("--w--")).unwrap();
+            std::fs::write(root.join("--w--").join("a.jsonl"), "{}\n").unwrap();
+            let (tx, rx) = mpsc::channel::<Vec<PathBuf>>();
+            let roots = [SessionRoot {
+                path: root.clone(),
+                agent: None,
+            }];
+            let watch = start(&roots, Some(how), move |p| tx.send(p).is_ok());
+            let first = rx.recv_timeout(Duration::from_secs(30)).expect("no batch");
+            assert_eq!(first, vec![root], "{how:?}");
+            drop(watch);
+        }
     }
 
     #[test]

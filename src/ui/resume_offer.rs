@@ -1,5 +1,6 @@
 //! The resume offer's dialog (`r` on an entry the session does not resume at): which branch
-//! resumes now, which one would after the check-out, and what is written.
+//! resumes now, which one would after the check-out, and what is written. With `--print` `r`
+//! prints the session for a script instead of resuming: the dialog says so.
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
@@ -9,6 +10,15 @@ use crate::app::session_view::SessionViewState;
 use crate::app::session_view::types::ResumeOffer;
 use crate::text::sanitize::truncate_width;
 use crate::ui::theme::Theme;
+
+/// The dialog's title.
+pub(super) fn resume_offer_title(state: &SessionViewState) -> &'static str {
+    if state.resume_prints {
+        " Print from here? "
+    } else {
+        " Resume here? "
+    }
+}
 
 /// The dialog's lines for a dialog `w` columns wide inside, and its key hint.
 pub(super) fn resume_offer_lines(
@@ -21,7 +31,11 @@ pub(super) fn resume_offer_lines(
     let entry = |i: usize| truncate_width(&state.entry_line(i), w).into_owned();
     let bold = Style::new().add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::raw("The session does not resume at this entry.")];
-    lines.push(Line::raw("Check it out first, then resume after:"));
+    lines.push(Line::raw(if state.resume_prints {
+        "Check it out first, then print it (--print) to resume after:"
+    } else {
+        "Check it out first, then resume after:"
+    }));
     match offer.resumes_after {
         Some(after) => lines.push(Line::styled(entry(after), bold)),
         None => lines.push(Line::styled(
@@ -51,8 +65,13 @@ pub(super) fn resume_offer_lines(
         theme.muted,
     ));
     let hint = format!(
-        "{} check out and resume · {} cancel",
+        "{} check out and {} · {} cancel",
         keymap.keys_label(KeyContext::Confirm, Action::Yes),
+        if state.resume_prints {
+            "print"
+        } else {
+            "resume"
+        },
         keymap.keys_label(KeyContext::Confirm, Action::No)
     );
     (lines, hint)

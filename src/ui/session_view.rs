@@ -146,7 +146,8 @@ pub fn draw_session_view(
             let w = confirm_inner_width(area);
             let (lines, hint) =
                 super::resume_offer::resume_offer_lines(state, offer, w, theme, keymap);
-            draw_confirm(frame, area, " Resume here? ", lines, &hint, theme);
+            let title = super::resume_offer::resume_offer_title(state);
+            draw_confirm(frame, area, title, lines, &hint, theme);
         }
         Mode::Help { scroll } => draw_help(frame, area, theme, keymap, *scroll),
         Mode::Normal | Mode::TreeSearch(_) | Mode::TranscriptSearch(_) => {}

@@ -1,6 +1,7 @@
 //! `r` on an entry that is not where the session resumes: offer to check it out first (one
 //! appended line, as `c` writes), then resume there. On the leaf (or where a check-out would
-//! change nothing) `r` resumes at once, as before.
+//! change nothing) `r` resumes at once, as before. With `--print`, where `r` prints the
+//! session for a script instead of resuming, the offer checks out and then prints.
 
 use super::state::SessionViewState;
 use super::types::{Mode, ResumeOffer, ViewEffect};
@@ -45,14 +46,24 @@ pub(super) fn offer_key(
                 return Vec::new();
             };
             state.resume_after_checkout = true;
-            state.set_status("Checking out, then resuming…", false);
+            let then = if state.resume_prints {
+                "printing"
+            } else {
+                "resuming"
+            };
+            state.set_status(format!("Checking out, then {then}…"), false);
             vec![ViewEffect::Checkout {
                 path: state.path.clone(),
                 target_id,
             }]
         }
         Some(Action::No) => {
-            state.set_status("Not resumed; nothing written", false);
+            let not = if state.resume_prints {
+                "Nothing printed"
+            } else {
+                "Not resumed"
+            };
+            state.set_status(format!("{not}; nothing written"), false);
             Vec::new()
         }
         _ => {

@@ -54,6 +54,9 @@ pub struct SessionViewState {
     pub(crate) resume_after_checkout: bool,
     /// The folder `e` offers to export to (grove's working folder; set by the loop).
     pub export_dir: Option<PathBuf>,
+    /// `--print`: `r` prints the session and entry for a script instead of resuming (set by
+    /// the app).
+    pub resume_prints: bool,
 }
 
 impl SessionViewState {
@@ -83,6 +86,7 @@ impl SessionViewState {
             seeded_hits: None,
             resume_after_checkout: false,
             export_dir: None,
+            resume_prints: false,
         };
         s.sync_transcript();
         s
