@@ -215,6 +215,38 @@ mod tests {
         assert!(s.picker.families.toggled.contains(&path(fork - 1)));
     }
 
+    /// A family opened to show the selection is recorded from the newest build only: an
+    /// older answer shows it open, without recording it (the newer build carries its own).
+    #[test]
+    fn only_the_newest_build_records_a_family_opened() {
+        let (mut s, fx) = loaded_with(families(1_000), true);
+        deliver(&mut s, &fx);
+        s.picker.sort = crate::app::state::SortMode::Recent;
+        s.picker.rebuild_rows();
+        let fork = 3 * 10 + 2;
+        let pos = shown(&s).iter().position(|&r| r == fork).unwrap();
+        s.picker.select(pos);
+        s.picker.sort = crate::app::state::SortMode::Threaded;
+        s.picker.rebuild_rows();
+        let mut fx = Vec::new();
+        crate::app::update::settle(&mut s, &mut fx);
+        let older = build_request(&fx).unwrap().clone();
+        // Newer data while it runs (a rebuild): asked again, waiting.
+        s.picker.rebuild_rows();
+        let fx = update(
+            &mut s,
+            Event::ThreadsBuilt {
+                generation: older.generation,
+                rows: older.build(),
+            },
+        );
+        assert!(shown(&s).contains(&fork), "shown open");
+        assert!(s.picker.families.toggled.is_empty(), "not recorded");
+        deliver(&mut s, &fx);
+        assert!(shown(&s).contains(&fork));
+        assert!(s.picker.families.toggled.contains(&path(fork - 2)));
+    }
+
     /// One build at a time: a request made while one runs waits, and goes out when the
     /// running one answers. That answer is shown (it is only overtaken by newer data), less
     /// the sessions no longer listed; a deleted one leaves the rows at once, before any build.
