@@ -404,3 +404,21 @@ fn popup_snapshots() {
     h.send(alt_y());
     insta::assert_snapshot!("list_popup_100x30", h.render());
 }
+
+#[test]
+fn in_a_text_input_the_hand_off_keys_are_typed() {
+    let (_tmp, mut h) = view_harness(ANSWER, 100, 30);
+    h.send(key('L')); // the label input
+    for k in ['y', 'o', 'O'] {
+        h.send(key(k));
+    }
+    assert_eq!(h.state.mode, Mode::Normal);
+    assert!(h.take_effects().is_empty());
+    let Screen::View { view, .. } = &h.state.screen else {
+        panic!("not in the view");
+    };
+    let grove::app::session_view::Mode::Label { input, .. } = &view.mode else {
+        panic!("not labelling: {:?}", view.mode);
+    };
+    assert_eq!(input.text(), "yoO");
+}

@@ -494,7 +494,7 @@ impl Action {
             A::Yank => (
                 "yank",
                 Some("copy"),
-                "copy or open: the entry text, session id, path or resume command; pager, editor",
+                "copy or open (text, id, path, resume command; pager, editor)",
             ),
             A::CopyText => (
                 "copy-text",

@@ -112,12 +112,13 @@ pub(crate) fn default_bindings() -> Vec<Binding> {
     add(view, A::Resume, &["r"]);
     add(view, A::Export, &["e"]);
     add(view, A::Refresh, &["f5", "R"]);
-    add(view, A::Yank, &["y"]);
-    add(view, A::PagerEntry, &["o"]);
-    add(view, A::PagerBranch, &["O"]);
     add(view, A::Help, &["?"]);
     add(view, A::Back, &["esc"]);
     add(view, A::Leave, &["q"]);
+    // After esc and q, so the footer keeps `esc back` where it is short of room.
+    add(view, A::Yank, &["y"]);
+    add(view, A::PagerEntry, &["o"]);
+    add(view, A::PagerBranch, &["O"]);
 
     let input = &[C::Input];
     add(input, A::Confirm, &["enter"]);
