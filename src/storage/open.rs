@@ -3,7 +3,6 @@
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 /// Why a session file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -41,18 +40,18 @@ pub fn open_regular(path: &Path) -> Result<(File, fs::Metadata), ReadError> {
     Ok((file, meta))
 }
 
-/// Modification time in ms since the epoch (0 when unknown).
+/// Modification time in ms since the epoch, as Node gives pi's `Stats.mtime`:
+/// `new Date(Math.round(mtimeMs))` with `mtimeMs = sec * 1e3 + nsec / 1e6` in doubles, from the
+/// same `stat` fields (so before 1970 too): rounded to the nearest millisecond, ties up.
 pub fn mtime_ms(meta: &fs::Metadata) -> i64 {
-    // As Node, whose `Stats.mtime` pi falls back to: `new Date(Math.round(mtimeMs))`, with
-    // `mtimeMs = sec * 1e3 + nsec / 1e6` in doubles: rounded to the nearest millisecond
-    // (half up), not truncated.
-    let Some(d) = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-    else {
-        return 0;
-    };
-    let ms = d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6;
-    (ms + 0.5).floor() as i64
+    use std::os::unix::fs::MetadataExt;
+    let ms = meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6;
+    // `Math.round`: the fraction of a double is exact, so this is round-half-up without the
+    // double rounding of `(ms + 0.5).floor()`.
+    let floor = ms.floor();
+    (if ms - floor >= 0.5 {
+        floor + 1.0
+    } else {
+        floor
+    }) as i64
 }
