@@ -9,11 +9,12 @@
 //! events grove's own reads raise (inotify reports every open), which the `notify` debouncers
 //! do not tell apart.
 //!
-//! A watch starts after the list is read (the first frame does not wait for it), so a write
-//! made between the list's read of a file and the watcher's first look at it (the poll
-//! watcher's baseline, the notifier's watch on the folder) raises nothing: once every watcher
-//! is set up, the roots are reported changed once, and the app reads them again (the index
-//! resumes: only what changed is read). Any write after that first look raises an event.
+//! A watch is set up while the list is read (the first frame does not wait for it), so a
+//! write made between the list's read of a file and the watcher's first look at it (the
+//! poller's baseline, the notifier's watch on the folder) raises nothing: once every watcher is
+//! set up, the files and folders modified since grove started (give or take the coarsest
+//! file-system clock) are reported changed, once, and the app reads them again. Any write
+//! after that first look raises an event.
 //!
 //! `GROVE_WATCH=poll` polls every root, `GROVE_WATCH=off` watches nothing (the refresh key
 //! still works).
@@ -21,7 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::{MetadataKind, ModifyKind};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
@@ -30,10 +31,12 @@ use crate::app::event::Event;
 use crate::storage::roots::SessionRoot;
 
 use super::effects::Msg;
-use super::watch_poll::{Poller, Snapshot};
+use super::watch_poll::{Poller, Snapshot, modified_since};
 
 /// Changes closer together than this arrive as one batch.
 const DEBOUNCE: Duration = Duration::from_millis(200);
+/// File systems keep modification times this coarsely at worst (FAT: 2 s).
+const CLOCK_SLACK: Duration = Duration::from_secs(2);
 /// How often a polled root is looked at (a `stat` per file).
 const POLL_EVERY: Duration = Duration::from_secs(2);
 
@@ -69,10 +72,12 @@ impl WatchHandle {
 }
 
 pub(crate) fn spawn(roots: Vec<SessionRoot>, tx: Sender<Msg>) -> WatchHandle {
+    // Before the list is read: what changes after this may have been missed by it.
+    let since = SystemTime::now() - CLOCK_SLACK;
     let watch = Arc::new(Mutex::new(None));
     let slot = Arc::clone(&watch);
     std::thread::spawn(move || {
-        let started = start(&roots, mode_from_env(), move |paths| {
+        let started = start(&roots, mode_from_env(), since, move |paths| {
             tx.send(Msg::App(Event::FilesChanged { paths })).is_ok()
         });
         if let Ok(mut w) = slot.lock() {
@@ -97,11 +102,13 @@ enum Seen {
     Everything,
 }
 
-/// Starts watching; `sink` gets each debounced batch of changed paths. `prefer` is how to
-/// watch where the file system allows it (`None`: not at all).
+/// Starts watching; `sink` gets each debounced batch of changed paths, the first one what was
+/// modified at or after `since` (see the module's comment). `prefer` is how to watch where the
+/// file system allows it (`None`: not at all).
 pub(crate) fn start(
     roots: &[SessionRoot],
     prefer: Option<How>,
+    since: SystemTime,
     sink: impl Fn(Vec<PathBuf>) -> bool + Send + 'static,
 ) -> Watch {
     let mut watch = Watch::default();
@@ -145,8 +152,9 @@ pub(crate) fn start(
     }
     let all_roots: Vec<PathBuf> = watch.roots.iter().map(|(p, _)| p.clone()).collect();
     // Every watcher has had its first look: what was written before it is read again now.
-    if !all_roots.is_empty() {
-        let _ = seen_tx.send(Seen::Everything);
+    let recent = modified_since(&all_roots, since);
+    if !recent.is_empty() {
+        let _ = seen_tx.send(Seen::Paths(recent));
     }
     drop(seen_tx);
     // Ends when the watchers (the senders) are dropped, or nobody listens any more.
@@ -257,6 +265,7 @@ mod tests {
                 agent: None,
             }],
             Some(how),
+            SystemTime::now(),
             move |p| tx.send(p).is_ok(),
         );
         assert_eq!(watch.roots, vec![(root.clone(), how)]);
@@ -290,23 +299,37 @@ mod tests {
     }
 
     /// A write the list missed (made after the list read the file, before the watch's first
-    /// look at it) raises nothing: so once set up, the watch reports every root changed, once,
-    /// and the app reads them again.
+    /// look at it) raises nothing: so once set up, the watch reports what was modified since
+    /// grove started, once, and the app reads it again; older files are not read again.
     #[test]
-    fn the_roots_are_reported_once_the_watch_is_set_up() {
+    fn what_changed_since_the_start_is_reported_once_the_watch_is_set_up() {
         for how in [How::Poll, How::Notify] {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path().join("sessions");
-            std::fs::create_dir_all(root.join("--w--")).unwrap();
-            std::fs::write(root.join("--w--").join("a.jsonl"), "{}\n").unwrap();
+            let folder = root.join("--w--");
+            std::fs::create_dir_all(&folder).unwrap();
+            let old = folder.join("old.jsonl");
+            std::fs::write(&old, "{}\n").unwrap();
+            let long_ago = SystemTime::now() - Duration::from_secs(3600);
+            std::fs::File::options()
+                .write(true)
+                .open(&old)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+            let since = SystemTime::now() - CLOCK_SLACK;
+            // Written after grove started, before the watch's first look.
+            let missed = folder.join("a.jsonl");
+            std::fs::write(&missed, "{}\n").unwrap();
             let (tx, rx) = mpsc::channel::<Vec<PathBuf>>();
             let roots = [SessionRoot {
                 path: root.clone(),
                 agent: None,
             }];
-            let watch = start(&roots, Some(how), move |p| tx.send(p).is_ok());
+            let watch = start(&roots, Some(how), since, move |p| tx.send(p).is_ok());
             let first = rx.recv_timeout(Duration::from_secs(30)).expect("no batch");
-            assert_eq!(first, vec![root], "{how:?}");
+            assert!(first.contains(&missed), "{how:?}: {first:?}");
+            assert!(!first.contains(&old), "{how:?}: {first:?}");
             drop(watch);
         }
     }
@@ -328,12 +351,17 @@ mod tests {
             path: dir.path().join("missing"),
             agent: None,
         }];
-        assert!(start(&roots, Some(How::Notify), |_| true).roots.is_empty());
+        let now = SystemTime::now();
+        assert!(
+            start(&roots, Some(How::Notify), now, |_| true)
+                .roots
+                .is_empty()
+        );
         let roots = [SessionRoot {
             path: dir.path().to_path_buf(),
             agent: None,
         }];
-        assert!(start(&roots, None, |_| true).roots.is_empty());
+        assert!(start(&roots, None, now, |_| true).roots.is_empty());
         assert!(!is_network_fs(dir.path()));
     }
 }

@@ -100,6 +100,41 @@ fn stamp(meta: &std::fs::Metadata) -> Stamp {
     }
 }
 
+/// The files and folders under `roots` modified at or after `since`: what may have changed
+/// after the list read it (a folder: a session in it was added or removed).
+pub(crate) fn modified_since(roots: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
+    fn walk_since(dir: &Path, depth: usize, since: SystemTime, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let recent = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= since);
+            if is_dir && depth < MAX_DEPTH {
+                walk_since(&path, depth + 1, since, out);
+            }
+            if recent {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for root in roots {
+        if std::fs::metadata(root)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= since)
+        {
+            out.push(root.clone());
+        }
+        walk_since(root, 0, since, &mut out);
+    }
+    out.sort();
+    out
+}
+
 /// Polls `roots` every `every` from a thread of its own, from the look `baseline` took;
 /// `report` gets each non-empty batch of changed files. Dropping the handle stops it.
 pub(crate) struct Poller {
