@@ -54,6 +54,10 @@ pub struct SessionViewState {
     pub(crate) resume_after_checkout: bool,
     /// The folder `e` offers to export to (grove's working folder; set by the loop).
     pub export_dir: Option<PathBuf>,
+    /// The view holds a large session's leaf branch alone, read from the end of the file,
+    /// while the whole session loads; the whole view takes over its place
+    /// ([`SessionViewState::take_over`]).
+    pub leaf_first: bool,
 }
 
 impl SessionViewState {
@@ -83,6 +87,7 @@ impl SessionViewState {
             seeded_hits: None,
             resume_after_checkout: false,
             export_dir: None,
+            leaf_first: false,
         };
         s.sync_transcript();
         s
@@ -244,6 +249,10 @@ impl SessionViewState {
     /// The export of the selected branch: an HTML page when the file name ends in `.html`
     /// or `.htm`, Markdown otherwise.
     pub(crate) fn export_contents(&self, file: &Path) -> Option<String> {
+        if self.leaf_first {
+            // The branch is not all here yet: an export of it would be cut.
+            return None;
+        }
         let sel = self.nav.selected_entry()?;
         let ctx = build_context(&self.session, LeafChoice::Index(sel), self.dialect);
         let html = file
@@ -268,6 +277,8 @@ impl SessionViewState {
         let selected_id = self.selected_id().map(str::to_owned);
         let filter = self.nav.filter();
         self.session = session;
+        // A session re-read after a write is whole.
+        self.leaf_first = false;
         let initial = selected_id.and_then(|id| self.session.tree.index_of(&id));
         self.nav = TreeNav::new(&self.session, self.session.tree.leaf, initial, filter);
         self.transcript_entry = None;
