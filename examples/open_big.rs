@@ -43,9 +43,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if leaf_first {
         // What the app draws first for a large session: its leaf branch, read from the end.
         let t = Instant::now();
-        let first = grove::storage::leaf::load_leaf_branch(
+        // With the entry offsets of the index in the cache folder, when it has current ones
+        // (as the app reads them): a leaf hanging from an entry far back is read there.
+        let index = grove::storage::index::Index::open(false);
+        let offsets = index.entry_offsets(path.as_ref());
+        let first = grove::storage::leaf::load_leaf_branch_with(
             path.as_ref(),
             grove::storage::leaf::LeafOptions::default(),
+            offsets.as_ref(),
         )?;
         let read = first.bytes_read;
         let view = grove::app::session_view::SessionViewState::new(
@@ -55,12 +60,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ratatui::layout::Rect::new(0, 0, 160, 45),
         );
         println!(
-            "leaf branch view ready in {} ms ({} tree rows, {} transcript lines, {} of {} bytes read); peak RSS {} MB",
+            "leaf branch view ready in {} ms ({} tree rows, {} transcript lines, {} of {} bytes read, {}); peak RSS {} MB",
             t.elapsed().as_millis(),
             view.nav.rows().len(),
             view.transcript.lines.len(),
             read,
             size,
+            match &offsets {
+                Some(o) => format!("index offsets: {} KB", o.bytes() / 1024),
+                None => "no index offsets".to_owned(),
+            },
             rss_kb() / 1024
         );
         return Ok(());

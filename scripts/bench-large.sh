@@ -17,6 +17,15 @@
 # conditions on a machine whose speed drifts. Prints, per file, the median wall time, the
 # median CPU time (user + sys, which load does not inflate) and the peak RSS of each, with
 # ratios to `cat`.
+#
+# Then the writes with a warm index, on a copy of FILE (in the temporary folder, deleted at the
+# end; set KEEP_COPY=0 to skip them): the copy is listed once into a fresh cache (which keeps a
+# large file's entry offsets), then each round times `grove checkout COPY FAR` (FAR: the entry
+# in the middle of the file, so its line is ~half the file back from the end), the leaf branch
+# of the copy drawn after that checkout (its leaf now hangs from an entry far back: read with
+# the index's offsets), and `grove label COPY LEAF TEXT`. It ends with one table:
+# leaf branch drawn, full tree (the session view ready), its RSS ratio, checkout far target,
+# label. VIEW_ONLY=1 leaves out `tree --json` and `context --json` (slow on a busy machine).
 set -euo pipefail
 
 [ $# -ge 1 ] || { echo "usage: scripts/bench-large.sh SESSION_FILE..." >&2; exit 2; }
@@ -43,15 +52,20 @@ median() { # column $2 of file $1
   sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR]=$c} END {print v[int((NR+1)/2)]}'
 }
 
+SUMMARY="$TMP/summary"
+printf '%-34s %18s %18s %10s %18s %18s %18s\n' file "leaf branch drawn" "full tree" "RSS/file" \
+  "checkout far" "leaf after jump" label >"$SUMMARY"
 for FILE in "$@"; do
-  rm -f "$TMP"/{cat,leaf,open,tree,context}
+  rm -f "$TMP"/{cat,leaf,open,tree,context,checkout,jump,label}
   cat "$FILE" >/dev/null # into the page cache
   for _ in $(seq "$RUNS"); do
     run cat cat "$FILE"
     run leaf "$OPEN" --leaf-first "$FILE"
     run open "$OPEN" --ready "$FILE"
-    run tree "$GROVE" --no-cache tree "$FILE" --json
-    run context "$GROVE" --no-cache context "$FILE" --json
+    if [ "${VIEW_ONLY:-0}" = 0 ]; then
+      run tree "$GROVE" --no-cache tree "$FILE" --json
+      run context "$GROVE" --no-cache context "$FILE" --json
+    fi
   done
   MB=$(($(stat -c %s "$FILE") / 1000000))
   ENTRIES=$(wc -l <"$FILE")
@@ -59,6 +73,7 @@ for FILE in "$@"; do
   cw=$(median "$TMP/cat" 1) cc=$(median "$TMP/cat" 2)
   printf '  %-22s wall %6d ms   CPU %6d ms\n' "cat" "$cw" "$cc"
   for what in leaf open tree context; do
+    [ -s "$TMP/$what" ] || continue
     w=$(median "$TMP/$what" 1) c=$(median "$TMP/$what" 2) r=$(median "$TMP/$what" 3)
     label=$what
     case $what in
@@ -72,4 +87,31 @@ for FILE in "$@"; do
         printf "  %-22s wall %6d ms (%.1fx cat)   CPU %6d ms (%.1fx cat)   peak RSS %5d MB (%.2fx the file)\n",
           l, w, w / cw, c, c / cc, r, r / mb}'
   done
+  wcr() { echo "$(median "$TMP/$1" 1)/$(median "$TMP/$1" 2) ms $(median "$TMP/$1" 3)M"; }
+  CHECKOUT=- JUMP=- LABEL=-
+  if [ "${KEEP_COPY:-1}" != 0 ]; then
+    # Writes with a warm index, on a copy.
+    COPY="$TMP/copy-$(basename "$FILE")"
+    cp "$FILE" "$COPY"
+    FAR=$(sed -n "$((ENTRIES / 2))p" "$COPY" | grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4)
+    LEAF=$(tail -1 "$COPY" | grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4)
+    "$GROVE" list --all --json --session-dir "$TMP" >/dev/null # the index, warm
+    for _ in $(seq "$RUNS"); do
+      run checkout "$GROVE" checkout "$COPY" "$FAR" --session-dir "$TMP"
+      run jump "$OPEN" --leaf-first "$COPY"
+      run label "$GROVE" label "$COPY" "$LEAF" bench --session-dir "$TMP"
+    done
+    for what in checkout jump label; do
+      w=$(median "$TMP/$what" 1) c=$(median "$TMP/$what" 2) r=$(median "$TMP/$what" 3)
+      printf '  %-22s wall %6d ms   CPU %6d ms   peak RSS %5d MB\n' "$what (warm index)" "$w" "$c" "$r"
+    done
+    CHECKOUT=$(wcr checkout) JUMP=$(wcr jump) LABEL=$(wcr label)
+    rm -f "$COPY"
+  fi
+  RATIO=$(awk -v r="$(median "$TMP/open" 3)" -v mb="$MB" 'BEGIN {printf "%.2fx", r / mb}')
+  printf '%-34s %18s %18s %10s %18s %18s %18s\n' "$(basename "$FILE" | cut -c1-34)" "$(wcr leaf)" \
+    "$(wcr open)" "$RATIO" "$CHECKOUT" "$JUMP" "$LABEL" >>"$SUMMARY"
 done
+echo
+echo "wall/CPU (user + sys) median, peak RSS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+cat "$SUMMARY"

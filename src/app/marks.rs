@@ -178,9 +178,14 @@ pub(crate) fn apply_open_at(
     if p != path {
         return;
     }
-    if let Some(i) = view.session.tree.index_of(&entry) {
-        view.nav.select_entry(&view.session, i);
-        view.sync_transcript();
+    match view.session.tree.index_of(&entry) {
+        Some(i) => {
+            view.nav.select_entry(&view.session, i);
+            view.sync_transcript();
+        }
+        // The leaf branch alone: the whole session, which follows, may hold it.
+        None if view.leaf_first => org.open_at = Some((p, entry)),
+        None => {}
     }
 }
 

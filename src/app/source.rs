@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::model::info::SessionInfo;
+use crate::storage::index::offsets::EntryOffsets;
 use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::roots::{SessionRoot, Skipped};
 
@@ -29,6 +30,12 @@ pub trait SessionSource: Send + Sync {
     fn roots(&self) -> Vec<SessionRoot> {
         Vec::new()
     }
+
+    /// The entry offsets the index keeps for a large session file, when current (for opening
+    /// it at its leaf); `None` from a source without an index, or while it is busy.
+    fn entry_offsets(&self, _path: &std::path::Path) -> Option<EntryOffsets> {
+        None
+    }
 }
 
 /// A batch is sent when it holds this many sessions or is this old.
@@ -45,6 +52,11 @@ pub struct IndexSource {
 }
 
 impl SessionSource for IndexSource {
+    fn entry_offsets(&self, path: &std::path::Path) -> Option<EntryOffsets> {
+        // Never waits for a listing holding the index: the leaf branch is read without.
+        self.index.try_lock().ok()?.entry_offsets(path)
+    }
+
     fn scan(&self, sink: &mut dyn FnMut(ScanUpdate) -> bool) {
         // A panic elsewhere cannot leave the index half-written (it is persisted atomically),
         // so a poisoned lock is still usable.

@@ -373,11 +373,12 @@ fn on_session_opened(
     path: PathBuf,
     result: Result<Box<SessionViewState>, String>,
 ) {
-    // A view already shown for this session is replaced too: a large session's leaf
-    // branch is shown first, then the whole session.
+    // A view of this session's leaf branch alone (a large session is shown from the end of
+    // its file first) is replaced by the whole session, which takes over its place; a whole
+    // view already shown (re-read after a write) is newer than this load.
     let shown = match &state.screen {
         Screen::Session { record, .. } => *record,
-        Screen::View { record, view } if view.path == path => *record,
+        Screen::View { record, view } if view.path == path && view.leaf_first => *record,
         _ => return,
     };
     if shown != record {
@@ -395,6 +396,9 @@ fn on_session_opened(
             }
             view.set_panes(state.view_panes);
             view.resume_prints = state.options.print_mode;
+            if let Screen::View { view: first, .. } = &state.screen {
+                view.take_over(first);
+            }
             super::marks::apply_open_at(&mut state.picker.org, &path, &mut view);
             state.screen = Screen::View { record, view };
             // Its row follows what was just read (watching may be off or slow).

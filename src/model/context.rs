@@ -221,7 +221,9 @@ fn replay_settings(entries: &[Entry], path: &[usize], dialect: Dialect, ctx: &mu
                 if e.role == Role::Assistant
                     && let Some(m) = e.digest()
                 {
-                    let s = |f: &Option<Box<str>>| f.as_deref().unwrap_or_default().to_owned();
+                    let s = |f: &Option<std::sync::Arc<str>>| {
+                        f.as_deref().unwrap_or_default().to_owned()
+                    };
                     ctx.model = Some(ModelRef {
                         provider: s(&m.provider),
                         model_id: s(&m.model),

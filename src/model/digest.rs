@@ -129,6 +129,37 @@ fn json_head(v: &Value, chars: usize) -> String {
     valid.chars().take(chars).collect()
 }
 
+/// The fields whose values repeat from message to message (a provider, a model, a stop
+/// reason, a tool's name): [`shared`] hands out one copy of each.
+const REPEATING: [&str; 4] = ["provider", "model", "stopReason", "toolName"];
+/// Values of [`REPEATING`] fields kept per thread.
+const SHARED_VALUES: usize = 32;
+
+thread_local! {
+    static SHARED: std::cell::RefCell<Vec<Arc<str>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The value of the digest's string field `key`: for a field whose values repeat, a copy this
+/// thread already holds when it has one (a large session has hundreds of thousands of
+/// messages naming a few models), else a new one.
+pub fn shared(key: &str, value: &str) -> Arc<str> {
+    if !REPEATING.contains(&key) || value.len() > 64 {
+        return Arc::from(value);
+    }
+    SHARED.with(|cell| {
+        let mut values = cell.borrow_mut();
+        if let Some(v) = values.iter().find(|v| &***v == value) {
+            return Arc::clone(v);
+        }
+        let v: Arc<str> = Arc::from(value);
+        if values.len() >= SHARED_VALUES {
+            values.remove(0);
+        }
+        values.push(Arc::clone(&v));
+        v
+    })
+}
+
 /// The fields of a `message` object the tree's views read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageDigest {
@@ -141,13 +172,13 @@ pub struct MessageDigest {
     pub text: Box<str>,
     /// [`has_text_content`] of `content`.
     pub has_text: bool,
-    pub stop_reason: Option<Box<str>>,
-    pub error_message: Option<Box<str>>,
-    pub tool_call_id: Option<Box<str>>,
-    pub tool_name: Option<Box<str>>,
-    pub command: Option<Box<str>>,
-    pub provider: Option<Box<str>>,
-    pub model: Option<Box<str>>,
+    pub stop_reason: Option<Arc<str>>,
+    pub error_message: Option<Arc<str>>,
+    pub tool_call_id: Option<Arc<str>>,
+    pub tool_name: Option<Arc<str>>,
+    pub command: Option<Arc<str>>,
+    pub provider: Option<Arc<str>>,
+    pub model: Option<Arc<str>>,
     /// The tool calls of an assistant message, by id, in order.
     /// Shared: the tree's map of calls by id points at these rather than copying them.
     pub tool_calls: Vec<(Arc<str>, Arc<ToolCall>)>,
@@ -166,7 +197,7 @@ impl MessageDigest {
     ];
 
     /// Where the digest keeps the message field `key` of [`MessageDigest::STRING_FIELDS`].
-    pub fn string_field_mut(&mut self, key: &str) -> Option<&mut Option<Box<str>>> {
+    pub fn string_field_mut(&mut self, key: &str) -> Option<&mut Option<Arc<str>>> {
         Some(match key {
             "stopReason" => &mut self.stop_reason,
             "errorMessage" => &mut self.error_message,
@@ -202,7 +233,7 @@ impl MessageDigest {
         };
         for key in Self::STRING_FIELDS {
             if let Some(slot) = digest.string_field_mut(key) {
-                *slot = m.get(key).and_then(Value::as_str).map(Box::from);
+                *slot = m.get(key).and_then(Value::as_str).map(|v| shared(key, v));
             }
         }
         digest
@@ -229,7 +260,7 @@ impl MessageDigest {
         let mut fields = self.clone();
         for key in Self::STRING_FIELDS {
             if let Some(v) = fields.string_field_mut(key).and_then(Option::take) {
-                m.insert(key.into(), Value::String(v.into()));
+                m.insert(key.into(), Value::String(v.to_string()));
             }
         }
         m

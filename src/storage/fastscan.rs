@@ -238,6 +238,17 @@ pub fn scan(
     mode: ParseMode,
     resume: Option<ScanState>,
 ) -> Result<Scanned, ReadError> {
+    scan_with(path, agent, mode, resume, &mut |_, _| {})
+}
+
+/// [`scan`], handing `on_line` each complete line read (its offset and bytes).
+pub fn scan_with(
+    path: &Path,
+    agent: Option<Dialect>,
+    mode: ParseMode,
+    resume: Option<ScanState>,
+    on_line: &mut dyn FnMut(u64, &[u8]),
+) -> Result<Scanned, ReadError> {
     let (mut file, meta) = open_regular(path)?;
     let io_err = |e| ReadError::Io {
         path: path.to_path_buf(),
@@ -255,6 +266,9 @@ pub fn scan(
             Line::TooLong(l) => (l.number, l.offset, l.bytes, l.terminated),
         };
         if terminated {
+            if let Line::Whole(l) = &line {
+                on_line(l.offset, l.bytes);
+            }
             state.any_line(&line, mode);
             state.lines = number;
             state.offset = offset + len + 1;

@@ -19,6 +19,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::index::offsets::EntryOffsets;
 use super::open::{ReadError, open_regular};
 use crate::model::parse::{MAX_LINE_BYTES, ParsedSession};
 use crate::model::tree::Session;
@@ -56,13 +57,29 @@ pub struct LeafBranch {
 /// Bytes read at a time going back from the end.
 const STEP: u64 = 256 << 10;
 
+/// Bytes read back past the last entry kept without finding its parent before the parent's
+/// line is looked up in the index's offsets (when given) and read where it is.
+const JUMP_AFTER: u64 = 1 << 20;
+
 /// The leaf branch of the session file at `path` (see the module docs).
 pub fn load_leaf_branch(path: &Path, opts: LeafOptions) -> Result<LeafBranch, ReadError> {
+    load_leaf_branch_with(path, opts, None)
+}
+
+/// [`load_leaf_branch`] with the entry offsets the index keeps for the file (see
+/// [`crate::storage::index::offsets`]): a parent far back (the leaf checked out from an old
+/// entry) is read where it is instead of searched for.
+pub fn load_leaf_branch_with(
+    path: &Path,
+    opts: LeafOptions,
+    offsets: Option<&EntryOffsets>,
+) -> Result<LeafBranch, ReadError> {
     let (file, meta) = open_regular(path)?;
-    leaf_branch_from(
+    leaf_branch_from_with(
         &mut |buf, at| read_exact_at(&file, buf, at),
         meta.len(),
         opts,
+        offsets,
     )
     .map_err(|e| ReadError::io(path, e))
 }
@@ -72,6 +89,16 @@ pub fn leaf_branch_from(
     read_at: &mut dyn FnMut(&mut [u8], u64) -> io::Result<()>,
     size: u64,
     opts: LeafOptions,
+) -> io::Result<LeafBranch> {
+    leaf_branch_from_with(read_at, size, opts, None)
+}
+
+/// [`load_leaf_branch_with`] from any positioned reader of a file of `size` bytes.
+pub fn leaf_branch_from_with(
+    read_at: &mut dyn FnMut(&mut [u8], u64) -> io::Result<()>,
+    size: u64,
+    opts: LeafOptions,
+    offsets: Option<&EntryOffsets>,
 ) -> io::Result<LeafBranch> {
     let mut bytes_read = 0u64;
     let mut read = |buf: &mut [u8], at: u64| {
@@ -98,6 +125,10 @@ pub fn leaf_branch_from(
     let mut branch: Vec<Vec<u8>> = Vec::new();
     let mut wanted: Option<Option<String>> = None; // None: the leaf (any entry)
     let mut complete = false;
+    // Bytes read going back, where the last entry kept starts, and an id looked up in vain.
+    let mut scanned = 0u64;
+    let mut kept_at = size;
+    let mut looked_up: Option<String> = None;
     'read: loop {
         // Complete lines at the end of `buf` (the first may be cut unless `pos` is the stop).
         loop {
@@ -119,6 +150,7 @@ pub fn leaf_branch_from(
                     Some(None) => false,
                 };
                 if take {
+                    kept_at = pos + start as u64;
                     branch.push(line.to_vec());
                     let parent = link
                         .parent_id
@@ -133,7 +165,38 @@ pub fn leaf_branch_from(
             }
             buf.truncate(start);
         }
-        if pos <= stop || size - pos >= opts.max_bytes {
+        if pos <= stop {
+            break;
+        }
+        // The parent is further back than the nearest lines: read it where the index says.
+        if let (Some(offsets), Some(Some(id))) = (offsets, &wanted)
+            && kept_at - pos >= JUMP_AFTER
+            && looked_up.as_deref() != Some(id.as_str())
+        {
+            looked_up = Some(id.clone());
+            let at = offsets.line_of(id).filter(|&at| at >= stop && at < pos);
+            if let Some(at) = at
+                && let Some(line) = line_at(&mut read, at, pos)?
+                && let Some(link) = link_of(&line)
+                && link.id.as_deref() == Some(id.as_str())
+            {
+                let parent = link
+                    .parent_id
+                    .map(Cow::into_owned)
+                    .filter(|p| Some(p.as_str()) != link.id.as_deref());
+                branch.push(line);
+                complete = parent.is_none();
+                wanted = Some(parent);
+                if complete || branch.len() >= opts.entries {
+                    break 'read;
+                }
+                pos = at;
+                kept_at = at;
+                buf.clear();
+                continue 'read;
+            }
+        }
+        if scanned >= opts.max_bytes {
             break;
         }
         if buf.len() >= MAX_LINE_BYTES {
@@ -142,6 +205,7 @@ pub fn leaf_branch_from(
         }
         let n = (pos - stop).min(STEP);
         pos -= n;
+        scanned += n;
         let mut chunk = vec![0u8; n as usize];
         read(&mut chunk, pos)?;
         chunk.extend_from_slice(&buf);
@@ -159,6 +223,27 @@ pub fn leaf_branch_from(
         complete,
         bytes_read,
     })
+}
+
+/// The line starting at `at` (without its newline), read in blocks up to `end` (a line
+/// start); `None` when no newline comes before `end` or within [`MAX_LINE_BYTES`].
+fn line_at(
+    read: &mut impl FnMut(&mut [u8], u64) -> io::Result<()>,
+    at: u64,
+    end: u64,
+) -> io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    while at + (line.len() as u64) < end && line.len() < MAX_LINE_BYTES {
+        let from = line.len();
+        let n = (end - at - from as u64).min(STEP) as usize;
+        line.resize(from + n, 0);
+        read(&mut line[from..], at + from as u64)?;
+        if let Some(i) = memchr::memchr(b'\n', &line[from..]) {
+            line.truncate(from + i);
+            return Ok(Some(line));
+        }
+    }
+    Ok(None)
 }
 
 /// What links a line into the tree (other fields skipped); `None` for a line that is not an

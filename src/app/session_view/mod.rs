@@ -9,6 +9,7 @@
 pub mod body;
 pub mod export_target;
 pub mod geometry;
+mod handover;
 pub mod hits;
 pub mod io;
 pub mod outcome;

@@ -57,6 +57,10 @@ pub struct SessionViewState {
     /// `--print`: `r` prints the session and entry for a script instead of resuming (set by
     /// the app).
     pub resume_prints: bool,
+    /// The view holds a large session's leaf branch alone, read from the end of the file,
+    /// while the whole session loads; the whole view takes over its place
+    /// ([`SessionViewState::take_over`]).
+    pub leaf_first: bool,
 }
 
 impl SessionViewState {
@@ -87,6 +91,7 @@ impl SessionViewState {
             resume_after_checkout: false,
             export_dir: None,
             resume_prints: false,
+            leaf_first: false,
         };
         s.sync_transcript();
         s
@@ -248,6 +253,10 @@ impl SessionViewState {
     /// The export of the selected branch: an HTML page when the file name ends in `.html`
     /// or `.htm`, Markdown otherwise.
     pub(crate) fn export_contents(&self, file: &Path) -> Option<String> {
+        if self.leaf_first {
+            // The branch is not all here yet: an export of it would be cut.
+            return None;
+        }
         let sel = self.nav.selected_entry()?;
         let ctx = build_context(&self.session, LeafChoice::Index(sel), self.dialect);
         let html = file
@@ -272,6 +281,8 @@ impl SessionViewState {
         let selected_id = self.selected_id().map(str::to_owned);
         let filter = self.nav.filter();
         self.session = session;
+        // A session re-read after a write is whole.
+        self.leaf_first = false;
         let initial = selected_id.and_then(|id| self.session.tree.index_of(&id));
         self.nav = TreeNav::new(&self.session, self.session.tree.leaf, initial, filter);
         self.transcript_entry = None;

@@ -12,6 +12,9 @@ use super::state::SessionViewState;
 use super::types::{Focus, Mode, ViewEffect};
 use crate::app::keymap::{Action, Conditions, KeyContext, Keymap, default_keymap};
 
+/// Why an export waits in a view of the leaf branch alone.
+const EXPORT_WAITS: &str = "The whole session is still loading: export once it is shown";
+
 /// Handles one key with the default key map. Returns the effects for the loop to run;
 /// performs no I/O.
 pub fn update(state: &mut SessionViewState, key: KeyEvent) -> Vec<ViewEffect> {
@@ -135,6 +138,11 @@ pub fn apply_key_with(
                     state.mode = Mode::ExportName(input);
                     return Vec::new();
                 }
+                if state.leaf_first {
+                    state.set_status(EXPORT_WAITS, true);
+                    state.mode = Mode::ExportName(input);
+                    return Vec::new();
+                }
                 match state.export_contents(std::path::Path::new(&name)) {
                     Some(contents) => vec![ViewEffect::Export {
                         file: PathBuf::from(name),
@@ -155,6 +163,11 @@ pub fn apply_key_with(
             }
         },
         Mode::ConfirmOverwrite { file } => match action {
+            Some(Action::Yes) if state.leaf_first => {
+                state.set_status(EXPORT_WAITS, true);
+                state.mode = Mode::ConfirmOverwrite { file };
+                Vec::new()
+            }
             Some(Action::Yes) => match state.export_contents(&file) {
                 Some(contents) => vec![ViewEffect::Export {
                     file,

@@ -87,6 +87,17 @@ impl SessionViewState {
         }
     }
 
+    /// Puts `(message, line within it)` at the top again, with the confirmed transcript
+    /// search `search` and its hits over the window (a view taking over from another).
+    pub(super) fn restore_place(&mut self, anchor: (usize, usize), search: Option<String>) {
+        self.transcript_search = search;
+        self.lay_out_at(anchor);
+        self.transcript_scroll = self.transcript_scroll.min(self.transcript_bottom());
+        self.transcript.hits.clear();
+        self.transcript.hits_cover_all = false;
+        self.find_hits(false);
+    }
+
     /// Moves the window when the top line came near one of its edges.
     pub(super) fn keep_transcript_window(&mut self) {
         let h = self.transcript_size().1;

@@ -103,8 +103,35 @@ pub struct Entry {
     digest: Option<Box<MessageDigest>>,
     /// The object as loaded: whole, or slim when `elided` is set (a slim entry's `message`
     /// is only in `digest`).
-    slim: JsonMap,
+    slim: SlimMap,
     elided: Option<Box<Elided>>,
+}
+
+/// An entry's object: most slim objects are empty once their ids, type and time are lifted
+/// out, so an empty one takes no map (a map is 72 bytes even empty; a large session has
+/// hundreds of thousands of entries).
+#[derive(Clone, Debug, Default)]
+struct SlimMap(Option<Box<JsonMap>>);
+
+static EMPTY_MAP: std::sync::LazyLock<JsonMap> = std::sync::LazyLock::new(JsonMap::new);
+
+impl From<JsonMap> for SlimMap {
+    fn from(map: JsonMap) -> SlimMap {
+        SlimMap((!map.is_empty()).then(|| Box::new(map)))
+    }
+}
+
+impl std::ops::Deref for SlimMap {
+    type Target = JsonMap;
+    fn deref(&self) -> &JsonMap {
+        self.0.as_deref().unwrap_or(&EMPTY_MAP)
+    }
+}
+
+impl std::ops::DerefMut for SlimMap {
+    fn deref_mut(&mut self) -> &mut JsonMap {
+        self.0.get_or_insert_with(Default::default)
+    }
 }
 
 /// A string longer than this many bytes, in a place [`Entry::slim`] may shorten, is shortened.
@@ -183,7 +210,7 @@ impl Entry {
             timestamp_ms,
             role: Role::of(&raw),
             digest: digest_of(kind, &raw),
-            slim: raw,
+            slim: SlimMap::from(raw),
             elided: None,
         }
     }
@@ -221,7 +248,11 @@ impl Entry {
         }
         let timestamp = take_string(&mut e.slim, "timestamp").map(String::into_boxed_str);
         // Rebuilt to fit (a map keeps its capacity when keys are removed).
-        e.slim = std::mem::take(&mut e.slim).into_iter().collect();
+        e.slim = SlimMap::from(
+            std::mem::take(&mut *e.slim)
+                .into_iter()
+                .collect::<JsonMap>(),
+        );
         e.elided = Some(Box::new(Elided {
             offset,
             len,
@@ -331,7 +362,7 @@ impl Entry {
     pub fn make_whole(&mut self) {
         if self.elided.is_some() {
             let whole = self.raw().clone();
-            self.slim = whole;
+            self.slim = SlimMap::from(whole);
             self.elided = None;
         }
     }

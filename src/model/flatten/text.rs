@@ -10,7 +10,7 @@ use crate::text::sanitize::sanitize_line;
 
 use super::types::{RowStyle, RowText, ToolCall, ToolCalls};
 
-fn opt(f: &Option<Box<str>>) -> Option<&str> {
+fn opt<S: std::ops::Deref<Target = str>>(f: &Option<S>) -> Option<&str> {
     f.as_deref()
 }
 

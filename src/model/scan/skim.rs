@@ -133,7 +133,9 @@ fn message_digest(c: &mut Cursor<'_>) -> Option<(Role, MessageDigest)> {
         match MessageDigest::STRING_FIELDS.iter().position(|&f| f == key) {
             Some(i) => {
                 once_seen(&mut seen[i])?;
-                let value = c.str_value()?.map(Box::from);
+                let value = c
+                    .str_value()?
+                    .map(|v| crate::model::digest::shared(key, &v));
                 *digest.string_field_mut(key)? = value;
                 Some(())
             }

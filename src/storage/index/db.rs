@@ -89,6 +89,11 @@ fn is_damage(e: &rusqlite::Error) -> bool {
 }
 
 impl Db {
+    /// The connection, for tables kept by other modules ([`super::offsets`]).
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
     /// Opens (creating or rebuilding as needed) the database in `dir`. `None` when even a new
     /// one cannot be made there (the index then works as disabled).
     pub fn open(dir: &Path) -> Option<Db> {

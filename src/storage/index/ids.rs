@@ -26,6 +26,8 @@ pub(crate) struct IndexedIds {
     pub head_hash: u64,
     pub tail_hash: u64,
     pub ids: Arc<EntryIds>,
+    /// The file's entry offsets, when a write asked for them (a checkout's target line).
+    pub offsets: Option<Arc<super::offsets::EntryOffsets>>,
 }
 
 /// The entry ids of a session: its stored node chunks, each a compact JSON object mapping a

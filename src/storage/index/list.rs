@@ -14,7 +14,7 @@ use super::db::{self, Db, FileKey, NewRow, Row, StateParts, TextWrite};
 use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
-use crate::storage::fastscan::{ParseMode, ScanState, scan};
+use crate::storage::fastscan::{ParseMode, ScanState, scan_with};
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
@@ -41,6 +41,8 @@ struct Rescanned {
     detected_agent: Dialect,
     /// The row resumed from.
     resumed: Option<(i64, FileKey)>,
+    /// A large file's entry offsets read now ([`super::offsets`]), to store with the row.
+    offsets: Option<Vec<u8>>,
 }
 
 /// A state as stored (see [`fresh::split`]).
@@ -504,6 +506,11 @@ impl Index {
                 tail_hash: parts.map_or(0, |p| p.tail_hash),
             };
             let path = file.path.clone();
+            if let Some(data) = &r.offsets {
+                let from = r.resumed.as_ref().map(|(_, k)| k);
+                // Hints only: a failure to keep them is no failure of the listing.
+                self.write(|db| Ok(super::offsets::put(db.conn(), &path, &key, data, from).ok()));
+            }
             match (r.resumed, parts.is_some()) {
                 (Some(from), true) => {
                     self.write(|db| db.put(&path, &row, TextWrite::Append(new_text), Some(from)))
@@ -538,28 +545,39 @@ fn rescan(
     prior: Option<Prior>,
     keep_state: bool,
 ) -> Result<Rescanned, ReadError> {
+    // A large file's entry offsets, gathered on the way (see `offsets`).
+    let large = keep_state
+        && fs::metadata(&file.path).is_ok_and(|m| m.len() >= super::offsets::MIN_FILE_BYTES);
+    let mut offsets = super::offsets::OffsetsBuilder::default();
+    let mut scan = |resume: Option<ScanState>| {
+        offsets = Default::default();
+        let mut on_line = |at: u64, line: &[u8]| {
+            if large {
+                offsets.line(at, line)
+            }
+        };
+        scan_with(
+            &file.path,
+            file.agent,
+            ParseMode::Fast,
+            resume,
+            &mut on_line,
+        )
+    };
     let (s, resumed, old_nodes) = match prior {
         Some(p)
             if fresh::hashes(&file.path, p.resume_offset).ok()
                 == Some((p.head_hash, p.tail_hash)) =>
         {
-            let s = scan(&file.path, file.agent, ParseMode::Fast, Some(p.state))?;
+            let s = scan(Some(p.state))?;
             let now = FileKey::of(&s.meta);
             if now.same_file(&p.key) && now.size >= p.key.size {
                 (s, Some((p.id, p.key)), Some(p.nodes))
             } else {
-                (
-                    scan(&file.path, file.agent, ParseMode::Fast, None)?,
-                    None,
-                    None,
-                )
+                (scan(None)?, None, None)
             }
         }
-        _ => (
-            scan(&file.path, file.agent, ParseMode::Fast, None)?,
-            None,
-            None,
-        ),
+        _ => (scan(None)?, None, None),
     };
     let mut state = s.state;
     // The state's own text (only kept apart when a torn last line made the listing's longer).
@@ -577,7 +595,9 @@ fn rescan(
             prepare(&state, head, tail, old_nodes.as_ref(), tools)
         })
         .map(|p| (p, state_len));
+    let offsets = (large && stored.is_some()).then(|| offsets.finish());
     Ok(Rescanned {
+        offsets,
         info: s.info,
         stored,
         meta: s.meta,

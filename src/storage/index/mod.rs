@@ -35,6 +35,7 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+pub mod offsets;
 pub mod row;
 pub mod write;
 
@@ -192,6 +193,7 @@ impl Index {
             head_hash: row.head_hash,
             tail_hash: row.tail_hash,
             ids: std::sync::Arc::new(ids),
+            offsets: None,
         };
         *self.ids_cache.borrow_mut() = Some(found.clone());
         Some(found)

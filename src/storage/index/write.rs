@@ -7,7 +7,8 @@
 //! (they must equal the row's key), its header line (its id must be the row's: a crafted
 //! cache cannot send a write to another file), the last complete line (the new entry's
 //! `parentId`), and for a checkout the target's line, found by searching back from the end for
-//! its `"id":"…"` (cost: the bytes after the target). The line is written by
+//! its `"id":"…"` (cost: the bytes after the target) unless the index's entry offsets
+//! ([`super::offsets`]) say where it is (cost: one positioned read). The line is written by
 //! [`super::super::append`]'s writer with its checks (size unchanged since read, verified after).
 //! Anything unusual (an old-version file, a torn last line, a header line that is not the
 //! first line, lines over [`MAX_LINE`]) falls back to the whole-file path, which explains
@@ -96,9 +97,12 @@ pub fn append_indexed(
     let mut file = dir.open_append()?;
     lock_exclusive(&file).map_err(io_err)?;
     for _ in 0..ATTEMPTS {
-        let Some(ids) = indexed(index, path, agent) else {
+        let Some(mut ids) = indexed(index, path, agent) else {
             break;
         };
+        if matches!(entry, NewEntry::Checkout { .. }) {
+            ids.offsets = index.entry_offsets(path).map(std::sync::Arc::new);
+        }
         let Some(tail) = read_tail(path, &ids).ok().flatten() else {
             break;
         };
@@ -292,6 +296,12 @@ fn find_target(path: &Path, ids: &IndexedIds, target: &str) -> io::Result<Option
     let Some((_, header_end)) = first_line(&file, ids.key.size)? else {
         return Ok(None);
     };
+    // Where the index says the line is (checked to be the entry), else searched for.
+    let offsets = ids.offsets.as_deref();
+    let read = &mut |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at);
+    if let Some(e) = offsets.and_then(|o| o.entry(read, target, header_end, ids.key.size)) {
+        return Ok(Some(e));
+    }
     let needle = format!(
         "\"id\":{}",
         serde_json::to_string(target).unwrap_or_default()

@@ -291,6 +291,7 @@ impl Runner {
                 });
                 let pins = Arc::clone(&self.pins);
                 let tx = self.tx.clone();
+                let source = Arc::clone(&self.source);
                 self.submit(
                     Job::Open,
                     ticket,
@@ -299,7 +300,8 @@ impl Runner {
                         pin_now(&pins, &path);
                         let cancelled = || ticket.is_cancelled();
                         // A large session's leaf branch first, drawn while the whole loads.
-                        if let Some(first) = open_leaf_first(&path, agent, viewport, &home)
+                        if let Some(first) =
+                            open_leaf_first(&path, agent, viewport, &home, &*source)
                             && !ticket.is_cancelled()
                         {
                             let event = Event::SessionOpened {

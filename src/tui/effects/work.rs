@@ -62,22 +62,26 @@ pub(crate) fn rename(
 }
 
 /// The view of a large session's leaf branch alone, read from the end of the file
-/// ([`crate::storage::leaf`]); `None` for a smaller file (its whole load is quick) or on error
+/// ([`crate::storage::leaf`], with the index's entry offsets when it has them); `None` for a smaller file (its whole load is quick) or on error
 /// (the whole load reports it).
 pub(super) fn open_leaf_first(
     path: &Path,
     agent: Dialect,
     viewport: ratatui::layout::Rect,
     home: &Option<String>,
+    source: &dyn crate::app::source::SessionSource,
 ) -> Option<Box<SessionViewState>> {
-    use crate::storage::leaf::{LeafOptions, load_leaf_branch};
+    use crate::storage::leaf::{LeafOptions, load_leaf_branch_with};
     let size = std::fs::metadata(path).ok()?.len();
     if size < crate::storage::read::SLIM_LOAD_MIN_BYTES {
         return None;
     }
-    let first = load_leaf_branch(path, LeafOptions::default()).ok()?;
+    // Where the index says entries are: a leaf hanging from an entry far back is read there.
+    let offsets = source.entry_offsets(path);
+    let first = load_leaf_branch_with(path, LeafOptions::default(), offsets.as_ref()).ok()?;
     let mut view = SessionViewState::new(path.to_owned(), first.session, agent, viewport)
         .with_home(home.clone());
     view.export_dir = std::env::current_dir().ok();
+    view.leaf_first = true;
     Some(Box::new(view))
 }

@@ -41,11 +41,77 @@ pub struct TreeNav {
     /// Visible entry → its nearest visible ancestor, `NONE` for visible roots.
     visible_parent: Vec<u32>,
     /// Visible entry → its visible children in list order.
-    visible_children: Vec<Vec<u32>>,
+    visible_children: Children,
     visible_roots: Vec<u32>,
 
     selected: usize,
     last_selected: Option<usize>,
+}
+
+/// Each entry's children in one list (an entry's are `list[start[e]..start[e + 1]]`): a
+/// vector per entry would be an allocation per entry of a chain of hundreds of thousands.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Children {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Children {
+    /// The children of `entry` (none for an entry out of range).
+    pub(super) fn of(&self, entry: usize) -> &[u32] {
+        match (self.start.get(entry), self.start.get(entry + 1)) {
+            (Some(&a), Some(&b)) => &self.list[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    fn builder(n: usize) -> ChildrenBuilder {
+        ChildrenBuilder {
+            count: vec![0; n + 1],
+        }
+    }
+}
+
+/// Counts children per parent, then places them in order.
+struct ChildrenBuilder {
+    count: Vec<u32>,
+}
+
+impl ChildrenBuilder {
+    fn count(&mut self, parent: u32) {
+        self.count[parent as usize + 1] += 1;
+    }
+
+    fn place(mut self) -> ChildrenPlacer {
+        for k in 1..self.count.len() {
+            self.count[k] += self.count[k - 1];
+        }
+        let total = self.count.last().copied().unwrap_or(0) as usize;
+        ChildrenPlacer {
+            next: self.count.clone(),
+            children: Children {
+                start: self.count,
+                list: vec![0; total],
+            },
+        }
+    }
+}
+
+struct ChildrenPlacer {
+    next: Vec<u32>,
+    children: Children,
+}
+
+impl ChildrenPlacer {
+    fn put(&mut self, parent: u32, child: u32) {
+        let at = &mut self.next[parent as usize];
+        self.children.list[*at as usize] = child;
+        *at += 1;
+    }
+
+    fn finish(self) -> Children {
+        self.children
+    }
 }
 
 impl TreeNav {
@@ -85,7 +151,7 @@ impl TreeNav {
             multiple_roots: false,
             row_of: vec![NONE; n],
             visible_parent: vec![NONE; n],
-            visible_children: Vec::new(),
+            visible_children: Children::default(),
             visible_roots: Vec::new(),
             selected: 0,
             last_selected: None,
@@ -251,14 +317,8 @@ impl TreeNav {
             self.row_of[r.entry] = NONE;
             self.visible_parent[r.entry] = NONE;
         }
-        if self.visible_children.len() != n {
-            self.visible_children = vec![Vec::new(); n];
-        } else {
-            for r in &self.rows {
-                self.visible_children[r.entry].clear();
-            }
-        }
         self.visible_roots.clear();
+        let mut children = Children::builder(n);
         for &i in &self.order {
             if !visible[i] {
                 continue;
@@ -268,9 +328,16 @@ impl TreeNav {
             if p == NONE {
                 self.visible_roots.push(i as u32);
             } else {
-                self.visible_children[p as usize].push(i as u32);
+                children.count(p);
             }
         }
+        let mut children = children.place();
+        for &i in &self.order {
+            if visible[i] && nearest[i] != NONE {
+                children.put(nearest[i], i as u32);
+            }
+        }
+        self.visible_children = children.finish();
         self.multiple_roots = self.visible_roots.len() > 1;
 
         // Layout walk over the visible forest (pi `recalculateVisualStructure`).
@@ -317,7 +384,7 @@ impl TreeNav {
                 is_virtual_root_child: it.virtual_root_child,
                 gutters: it.gutters,
             });
-            let children = &self.visible_children[i];
+            let children = self.visible_children.of(i);
             let multiple = children.len() > 1;
             let child_indent = if multiple || (it.just_branched && it.indent > 0) {
                 it.indent + 1

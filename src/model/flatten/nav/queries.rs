@@ -98,15 +98,13 @@ impl TreeNav {
 
     /// Foldable: has visible children and is a visible root or one of several siblings.
     pub fn is_foldable(&self, entry: usize) -> bool {
-        let Some(children) = self.visible_children.get(entry) else {
-            return false;
-        };
+        let children = self.visible_children.of(entry);
         if children.is_empty() || self.row_of(entry).is_none() {
             return false;
         }
         match self.visible_parent[entry] {
             NONE => true,
-            p => self.visible_children[p as usize].len() > 1,
+            p => self.visible_children.of(p as usize).len() > 1,
         }
     }
 
@@ -323,7 +321,7 @@ impl TreeNav {
         // Bounded by the number of rows: every step moves to a different visible entry.
         for _ in 0..=self.rows.len() {
             if down {
-                let children = &self.visible_children[cur];
+                let children = self.visible_children.of(cur);
                 match children.len() {
                     0 => return row(cur),
                     1 => cur = children[0] as usize,
@@ -334,7 +332,7 @@ impl TreeNav {
                 if parent == NONE {
                     return row(cur);
                 }
-                let siblings = &self.visible_children[parent as usize];
+                let siblings = self.visible_children.of(parent as usize);
                 if siblings.len() > 1 && row(cur) < self.selected {
                     return row(cur);
                 }
