@@ -69,7 +69,10 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM state_nodes;",
     // 2 -> 3 (issue "Storage", round four): the listing fields in one blob, the scan state in
     // a table of its own, the tool-call text in chunks like the text. Every row is read again.
-    "DELETE FROM texts;
+    // Chunks are rowid tables: a growth's chunk goes at the end of the table (SQLite's quick
+    // append) and a small index entry into (session, seq), where a WITHOUT ROWID table of
+    // KB-long records split and rebalanced several pages a growth.
+    "DROP TABLE texts;
     DELETE FROM state_nodes;
     DROP TABLE sessions;
     CREATE TABLE sessions(
@@ -84,12 +87,20 @@ const MIGRATIONS: &[&str] = &[
         session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
         data BLOB NOT NULL
     );
-    CREATE TABLE tools(
+    CREATE TABLE texts(
+        id INTEGER PRIMARY KEY,
         session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
         seq INTEGER NOT NULL,
         data TEXT NOT NULL,
-        PRIMARY KEY(session, seq)
-    ) WITHOUT ROWID;",
+        UNIQUE(session, seq)
+    );
+    CREATE TABLE tools(
+        id INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE(session, seq)
+    );",
 ];
 const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
 
@@ -241,16 +252,18 @@ impl Db {
     }
 
     /// Every row's chunks in `table`, joined, by row id, for the rows in `wanted` (row id ->
-    /// the most bytes it may have), in one pass over the table.
+    /// the most bytes it may have), in one pass over the table in storage order: a session's
+    /// chunks were inserted in `seq` order, from 0 (a row whose chunks do not read so is left
+    /// out, and rescanned).
     pub(crate) fn all_chunks(
         &self,
         table: Chunks,
         wanted: &HashMap<i64, u64>,
     ) -> rusqlite::Result<HashMap<i64, String>> {
-        let mut out: HashMap<i64, String> = Default::default();
-        let mut over = std::collections::HashSet::new();
+        let mut out: HashMap<i64, (i64, String)> = Default::default();
+        let mut bad = std::collections::HashSet::new();
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT session, octet_length(data), data FROM {} ORDER BY session, seq",
+            "SELECT session, seq, octet_length(data), data FROM {}",
             table.name()
         ))?;
         let mut rows = stmt.query([])?;
@@ -259,21 +272,23 @@ impl Db {
             let Some(&max) = wanted.get(&id) else {
                 continue;
             };
-            if over.contains(&id) {
+            if bad.contains(&id) {
                 continue;
             }
+            let seq: i64 = r.get(1)?;
             // The length first (from the record header): a crafted chunk larger than its
             // file is never loaded.
-            let len: i64 = r.get(1)?;
-            let t = out.entry(id).or_default();
-            if (t.len() as u64).saturating_add(len.max(0) as u64) > max {
-                over.insert(id);
+            let len: i64 = r.get(2)?;
+            let (next, t) = out.entry(id).or_default();
+            if seq != *next || (t.len() as u64).saturating_add(len.max(0) as u64) > max {
+                bad.insert(id);
                 out.remove(&id);
                 continue;
             }
-            t.push_str(r.get_ref(2)?.as_str()?);
+            *next += 1;
+            t.push_str(r.get_ref(3)?.as_str()?);
         }
-        Ok(out)
+        Ok(out.into_iter().map(|(id, (_, t))| (id, t)).collect())
     }
 
     /// The stored state of a row: the state without nodes, and the node chunks in order, if
