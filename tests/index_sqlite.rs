@@ -36,6 +36,25 @@ fn write_session(dir: &Path, name: &str, id: &str, n: usize, rng: &mut Rng) -> P
     p
 }
 
+/// An assistant line calling `bash` with `command`.
+fn tool_call(id: &str, command: &str) -> String {
+    serde_json::json!({
+        "type": "message", "id": id, "parentId": null,
+        "timestamp": "2025-01-02T03:04:05.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "running it"},
+                {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": command}},
+            ],
+            "stopReason": "toolUse",
+            "timestamp": 1_735_787_045_000_i64,
+        },
+    })
+    .to_string()
+        + "\n"
+}
+
 fn db_count(cache: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(cache.join("index.sqlite3")).unwrap();
     c.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -48,12 +67,19 @@ fn a_grown_session_appends_a_chunk_in_proportion_to_the_bytes_added() {
     let mut rng = Rng(7);
     let big = write_session(&dir, "big.jsonl", "big00000", 3000, &mut rng);
     write_session(&dir, "small.jsonl", "small000", 3, &mut rng);
+    // Tool-heavy: ~40 KB of tool-call text, which a growth must not rewrite (the row held it).
+    let mut tools = String::new();
+    for i in 0..1200 {
+        tools += &tool_call(&format!("t{i:07x}"), &format!("cargo test --lib module{i}"));
+    }
+    append(&big, tools.as_bytes());
     let (_, first) = list(&cache, &dir);
     assert!(first.bytes_written > 500_000, "{first:?}");
     let chunks = || db_count(&cache, "SELECT count(*) FROM texts");
-    let before = chunks();
+    let tool_chunks = || db_count(&cache, "SELECT count(*) FROM tools");
+    let (before, tools_before) = (chunks(), tool_chunks());
     for round in 0..5 {
-        let mut added = String::new();
+        let mut added = tool_call(&format!("c{round}000000"), "git status");
         while added.len() < 4096 {
             let id = format!("g{round}{:06x}", added.len());
             added += &message(&id, None, "user", &rng.text(40));
@@ -71,6 +97,11 @@ fn a_grown_session_appends_a_chunk_in_proportion_to_the_bytes_added() {
         assert!(stats.bytes_read < 2 * added.len() as u64, "{stats:?}");
         assert_same("resumed", &listing, &list_sessions(&roots(&dir)));
         assert_eq!(chunks(), before + round + 1, "one text chunk per growth");
+        assert_eq!(
+            tool_chunks(),
+            tools_before + round + 1,
+            "one tool chunk per growth"
+        );
     }
     // And a cached listing after the growths gives the same text.
     let (again, stats) = list(&cache, &dir);
