@@ -183,7 +183,9 @@ fn a_broken_cache_is_rebuilt_silently() {
             // One flipped byte in every row's listing fields.
             let c = rusqlite::Connection::open(&db).unwrap();
             c.execute_batch(
-                "UPDATE sessions SET cwd = cwd || 'x', message_count = message_count + 1",
+                "UPDATE sessions SET fields = substr(fields, 1, 3)
+                    || CASE WHEN substr(fields, 4, 1) = x'7f' THEN x'7e' ELSE x'7f' END
+                    || substr(fields, 5)",
             )
             .unwrap();
         }),

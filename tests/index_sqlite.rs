@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use grove::storage::index::Index;
+use grove::storage::index::db::{Db, Row};
 use grove::storage::scan::list_sessions;
 
 use common::index::{Rng, append, assert_same, header, list, list_with, message, roots};
@@ -35,6 +36,25 @@ fn write_session(dir: &Path, name: &str, id: &str, n: usize, rng: &mut Rng) -> P
     p
 }
 
+/// An assistant line calling `bash` with `command`.
+fn tool_call(id: &str, command: &str) -> String {
+    serde_json::json!({
+        "type": "message", "id": id, "parentId": null,
+        "timestamp": "2025-01-02T03:04:05.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "running it"},
+                {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": command}},
+            ],
+            "stopReason": "toolUse",
+            "timestamp": 1_735_787_045_000_i64,
+        },
+    })
+    .to_string()
+        + "\n"
+}
+
 fn db_count(cache: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(cache.join("index.sqlite3")).unwrap();
     c.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -47,12 +67,19 @@ fn a_grown_session_appends_a_chunk_in_proportion_to_the_bytes_added() {
     let mut rng = Rng(7);
     let big = write_session(&dir, "big.jsonl", "big00000", 3000, &mut rng);
     write_session(&dir, "small.jsonl", "small000", 3, &mut rng);
+    // Tool-heavy: ~40 KB of tool-call text, which a growth must not rewrite (the row held it).
+    let mut tools = String::new();
+    for i in 0..1200 {
+        tools += &tool_call(&format!("t{i:07x}"), &format!("cargo test --lib module{i}"));
+    }
+    append(&big, tools.as_bytes());
     let (_, first) = list(&cache, &dir);
     assert!(first.bytes_written > 500_000, "{first:?}");
     let chunks = || db_count(&cache, "SELECT count(*) FROM texts");
-    let before = chunks();
+    let tool_chunks = || db_count(&cache, "SELECT count(*) FROM tools");
+    let (before, tools_before) = (chunks(), tool_chunks());
     for round in 0..5 {
-        let mut added = String::new();
+        let mut added = tool_call(&format!("c{round}000000"), "git status");
         while added.len() < 4096 {
             let id = format!("g{round}{:06x}", added.len());
             added += &message(&id, None, "user", &rng.text(40));
@@ -70,6 +97,11 @@ fn a_grown_session_appends_a_chunk_in_proportion_to_the_bytes_added() {
         assert!(stats.bytes_read < 2 * added.len() as u64, "{stats:?}");
         assert_same("resumed", &listing, &list_sessions(&roots(&dir)));
         assert_eq!(chunks(), before + round + 1, "one text chunk per growth");
+        assert_eq!(
+            tool_chunks(),
+            tools_before + round + 1,
+            "one tool chunk per growth"
+        );
     }
     // And a cached listing after the growths gives the same text.
     let (again, stats) = list(&cache, &dir);
@@ -118,27 +150,45 @@ fn crafted_rows_are_bounded_by_the_real_file() {
     }
     let cold = list_sessions(&roots(&dir));
     list(&cache, &dir);
-    let crafts = [
-        // A text longer than any file, in one chunk of 8 MB.
-        "UPDATE sessions SET text_len = 8388608; DELETE FROM texts;
-         INSERT INTO texts(session, seq, data) SELECT id, 0, printf('%.*c', 8388608, 'x') FROM sessions",
-        // A stated text length beyond the file.
-        "UPDATE sessions SET text_len = 1099511627776",
-        // Counts and names larger than the file.
-        "UPDATE sessions SET message_count = 1000000000, first_message = printf('%.*c', 100000, 'y')",
-        // A resume offset past the end.
-        "UPDATE sessions SET resume_offset = 1099511627776",
+    type Edit = fn(&Path, &mut Row);
+    let crafts: [(&str, &str, Edit); 6] = [
+        (
+            "a text longer than any file, in one chunk of 8 MB",
+            "DELETE FROM texts;
+             INSERT INTO texts(session, seq, data) SELECT id, 0, printf('%.*c', 8388608, 'x') FROM sessions",
+            |_, r| r.text_len = 8388608,
+        ),
+        (
+            "a tool text longer than any file, in one chunk of 8 MB",
+            "DELETE FROM tools;
+             INSERT INTO tools(session, seq, data) SELECT id, 0, printf('%.*c', 8388608, 'x') FROM sessions",
+            |_, r| r.tools_len = 8388608,
+        ),
+        ("a stated text length beyond the file", "", |_, r| {
+            r.text_len = 1099511627776
+        }),
+        ("a torn tool text beyond the file", "", |_, r| {
+            r.torn_tools = "t".repeat(100_000)
+        }),
+        ("counts and names larger than the file", "", |_, r| {
+            let i = r.info.as_mut().unwrap();
+            i.message_count = 1000000000;
+            i.first_message = "y".repeat(100_000);
+        }),
+        ("a resume offset past the end", "", |_, r| {
+            r.resume_offset = 1099511627776
+        }),
     ];
-    for sql in crafts {
+    for (what, sql, edit) in crafts {
         let c = rusqlite::Connection::open(cache.join("index.sqlite3")).unwrap();
         c.execute_batch(sql).unwrap();
         drop(c);
-        grove::storage::index::db::Db::rehash_for_tests(&cache).unwrap();
+        Db::edit_rows_for_tests(&cache, edit).unwrap();
         let (listing, stats) = list(&cache, &dir);
-        assert_eq!(stats.cached, 0, "{sql}: {stats:?}");
-        assert_same(sql, &listing, &cold);
+        assert_eq!(stats.cached, 0, "{what}: {stats:?}");
+        assert_same(what, &listing, &cold);
         let (_, stats) = list(&cache, &dir);
-        assert_eq!(stats.cached, 3, "{sql}: rebuilt rows are used");
+        assert_eq!(stats.cached, 3, "{what}: rebuilt rows are used");
     }
 }
 
@@ -187,26 +237,31 @@ fn a_name_or_id_in_a_crafted_cache_does_not_send_a_write_to_another_file() {
 "#);
     run(home, &["list", "--all", "--json"]);
     let cache = home.join("cache/grove");
-    let c = rusqlite::Connection::open(cache.join("index.sqlite3")).unwrap();
     // B's row claims A's name, A's row claims none; then B's row claims A's id.
-    c.execute_batch(
-        "UPDATE sessions SET name = 'alpha' WHERE path LIKE '%s0001.jsonl';
-         UPDATE sessions SET name = NULL WHERE path LIKE '%s0000.jsonl';",
-    )
+    Db::edit_rows_for_tests(&cache, |p, r| {
+        let i = r.info.as_mut().unwrap();
+        if p.ends_with("s0001.jsonl") {
+            i.name = Some("alpha".into());
+        } else if p.ends_with("s0000.jsonl") {
+            i.name = None;
+        }
+    })
     .unwrap();
-    grove::storage::index::db::Db::rehash_for_tests(&cache).unwrap();
     let b_before = fs::read(&b).unwrap();
     run(home, &["rename", "alpha", "beta", "--json"]);
     assert_eq!(fs::read(&b).unwrap(), b_before, "B untouched");
     assert!(String::from_utf8_lossy(&fs::read(&a).unwrap()).contains(r#""name":"beta""#));
 
     run(home, &["list", "--all", "--json"]);
-    c.execute_batch(
-        "UPDATE sessions SET info_id = '0000cafe' WHERE path LIKE '%s0001.jsonl';
-         UPDATE sessions SET info_id = 'ffffffff' WHERE path LIKE '%s0000.jsonl';",
-    )
+    Db::edit_rows_for_tests(&cache, |p, r| {
+        let i = r.info.as_mut().unwrap();
+        if p.ends_with("s0001.jsonl") {
+            i.id = "0000cafe".into();
+        } else if p.ends_with("s0000.jsonl") {
+            i.id = "ffffffff".into();
+        }
+    })
     .unwrap();
-    grove::storage::index::db::Db::rehash_for_tests(&cache).unwrap();
     run(home, &["label", "0000cafe", "0000u001", "here", "--json"]);
     assert_eq!(fs::read(&b).unwrap(), b_before, "B untouched");
     assert!(String::from_utf8_lossy(&fs::read(&a).unwrap()).contains(r#""label":"here""#));
@@ -382,4 +437,66 @@ fn the_mtime_fallback_is_rounded_to_the_nearest_millisecond_as_node_does() {
         assert_eq!(cold.sessions[0].modified_ms, want, "{ns} ns, no cache");
     }
     let _ = SystemTime::now();
+}
+
+/// A cache written by the grove before this schema (version 2: the listing fields in columns,
+/// the tool text in the row) is migrated on open and its rows read again: the listing is the
+/// cold one, and the next is served from the new rows.
+#[test]
+fn an_old_schema_cache_is_rebuilt_silently() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, cache) = (tmp.path().join("s"), tmp.path().join("cache"));
+    let mut rng = Rng(12);
+    for i in 0..3 {
+        write_session(
+            &dir,
+            &format!("s{i}.jsonl"),
+            &format!("{i}{i}{i}{i}0000"),
+            5,
+            &mut rng,
+        );
+    }
+    fs::create_dir_all(&cache).unwrap();
+    let c = rusqlite::Connection::open(cache.join("index.sqlite3")).unwrap();
+    c.execute_batch(
+        "CREATE TABLE sessions(
+            id INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE,
+            dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, head_hash INTEGER NOT NULL,
+            problem TEXT, detected_agent INTEGER, info_id TEXT, cwd TEXT, name TEXT,
+            parent_session_path TEXT, created_ms INTEGER, modified_ms INTEGER,
+            message_count INTEGER, first_message TEXT, version INTEGER, entry_count INTEGER,
+            leaf_count INTEGER, label_count INTEGER, has_name INTEGER, workflow TEXT,
+            summary TEXT, total_tokens INTEGER, cost REAL, parse_issues INTEGER,
+            first_issue TEXT, text_len INTEGER NOT NULL DEFAULT 0,
+            torn_text TEXT NOT NULL DEFAULT '', state BLOB,
+            resume_offset INTEGER NOT NULL DEFAULT 0, tail_hash INTEGER NOT NULL DEFAULT 0,
+            row_hash INTEGER NOT NULL DEFAULT 0, tool_text TEXT NOT NULL DEFAULT '',
+            last_stop_reason TEXT, model TEXT);
+        CREATE TABLE texts(session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY(session, seq)) WITHOUT ROWID;
+        CREATE TABLE state_nodes(session INTEGER NOT NULL REFERENCES sessions(id)
+            ON DELETE CASCADE, seq INTEGER NOT NULL, data BLOB NOT NULL,
+            PRIMARY KEY(session, seq)) WITHOUT ROWID;
+        INSERT INTO sessions(id, path, dev, ino, size, mtime_ns, ctime_ns, head_hash, info_id,
+            cwd, first_message, text_len, tool_text)
+            VALUES (1, x'2f6e6f6e65', 1, 2, 3, 4, 5, 6, 'old', '/old', 'stale', 5, 'bash ls');
+        INSERT INTO texts VALUES (1, 0, 'stale');
+        PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(c);
+    let cold = list_sessions(&roots(&dir));
+    let (listing, stats) = list(&cache, &dir);
+    assert_eq!((stats.cached, stats.scanned), (0, 3), "{stats:?}");
+    assert_same("migrated", &listing, &cold);
+    let (again, stats) = list(&cache, &dir);
+    assert_eq!(stats.cached, 3, "{stats:?}");
+    assert_same("cached after the migration", &again, &cold);
+    let version = db_count(&cache, "PRAGMA user_version");
+    assert_eq!(version, grove::storage::index::db::SCHEMA_VERSION);
+    assert_eq!(
+        db_count(&cache, "SELECT count(*) FROM texts WHERE data = 'stale'"),
+        0
+    );
 }

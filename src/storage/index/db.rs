@@ -6,20 +6,19 @@
 //! migration step from the one before. A file that is not a database, is damaged, or has a
 //! schema newer than this grove knows is deleted and rebuilt (it is only a cache).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-pub use super::row::{
-    FileKey, NewRow, Row, StateParts, StoredState, TextWrite, path_bytes, path_of,
-};
-use super::row::{SELECT_ROWS, agent_code, read_row, row_hash};
+use super::row::{Fields, SELECT_ROWS, read_row, row_hash};
+pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, path_bytes, path_of};
 
 /// The cache file in the cache folder.
 pub const DB_FILE: &str = "index.sqlite3";
 /// `PRAGMA user_version` of the schema below.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Files of the hand-written index grove used before (removed when the database is created).
@@ -68,8 +67,51 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE sessions ADD COLUMN model TEXT;
     UPDATE sessions SET state = NULL, row_hash = 0;
     DELETE FROM state_nodes;",
+    // 2 -> 3 (issue "Storage", round four): the listing fields in one blob, the scan state in
+    // a table of its own, the tool-call text in chunks like the text. Every row is read again.
+    // Chunks are rowid tables: a growth's chunk goes at the end of the table (SQLite's quick
+    // append) and a small index entry into (session, seq), where a WITHOUT ROWID table of
+    // KB-long records split and rebalanced several pages a growth.
+    "DROP TABLE texts;
+    DELETE FROM state_nodes;
+    DROP TABLE sessions;
+    CREATE TABLE sessions(
+        id INTEGER PRIMARY KEY,
+        path BLOB NOT NULL UNIQUE,
+        dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+        fields BLOB NOT NULL,
+        row_hash INTEGER NOT NULL
+    );
+    CREATE TABLE states(
+        session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE texts(
+        id INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE(session, seq)
+    );
+    CREATE TABLE tools(
+        id INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE(session, seq)
+    );",
 ];
 const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
+
+/// Statements that must prepare on an opened database (each table with the columns used).
+const PREPARE_CHECKS: &[&str] = &[
+    SELECT_ROWS,
+    "SELECT session, data FROM states",
+    "SELECT session, seq, data FROM texts",
+    "SELECT session, seq, data FROM tools",
+    "SELECT session, seq, data FROM state_nodes",
+];
 
 pub struct Db {
     conn: Connection,
@@ -155,8 +197,9 @@ impl Db {
         }
         // Every statement used must prepare: a table of the right name with other columns
         // (crafted or damaged) is rebuilt rather than half used.
-        conn.prepare_cached(SELECT_ROWS)
-            .map_err(|_| OpenError::Rebuild)?;
+        for sql in PREPARE_CHECKS {
+            conn.prepare_cached(sql).map_err(|_| OpenError::Rebuild)?;
+        }
         Ok(Db {
             conn,
             path: path.to_path_buf(),
@@ -183,17 +226,28 @@ impl Db {
 
     /// The stored text of a row (its chunks in order), if it is at most `max` bytes long.
     pub fn text(&self, id: i64, max: u64) -> rusqlite::Result<Option<String>> {
+        self.chunks(Chunks::Text, id, max)
+    }
+
+    /// The stored chunks of a row in `table`, joined, if at most `max` bytes long.
+    pub(crate) fn chunks(
+        &self,
+        table: Chunks,
+        id: i64,
+        max: u64,
+    ) -> rusqlite::Result<Option<String>> {
+        let t = table.name();
         let total: i64 = self.conn.query_row(
-            "SELECT coalesce(sum(octet_length(data)), 0) FROM texts WHERE session = ?1",
+            &format!("SELECT coalesce(sum(octet_length(data)), 0) FROM {t} WHERE session = ?1"),
             [id],
             |r| r.get(0),
         )?;
         if total as u64 > max {
             return Ok(None);
         }
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT data FROM texts WHERE session = ?1 ORDER BY seq")?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT data FROM {t} WHERE session = ?1 ORDER BY seq"
+        ))?;
         let mut out = String::with_capacity(total as usize);
         let mut rows = stmt.query([id])?;
         while let Some(r) = rows.next()? {
@@ -202,46 +256,52 @@ impl Db {
         Ok(Some(out))
     }
 
-    /// Every row's text, by row id, for the rows in `wanted` (one pass over the table).
-    pub fn texts(
+    /// Every row's chunks in `table`, joined, by row id, for the rows in `wanted` (row id ->
+    /// the most bytes it may have), in one pass over the table in storage order: a session's
+    /// chunks were inserted in `seq` order, from 0 (a row whose chunks do not read so is left
+    /// out, and rescanned).
+    pub(crate) fn all_chunks(
         &self,
-        wanted: &std::collections::HashMap<i64, u64>,
-    ) -> rusqlite::Result<std::collections::HashMap<i64, String>> {
-        let mut out: std::collections::HashMap<i64, String> = Default::default();
-        let mut over = std::collections::HashSet::new();
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT session, octet_length(data), data FROM texts ORDER BY session, seq",
-        )?;
+        table: Chunks,
+        wanted: &HashMap<i64, u64>,
+    ) -> rusqlite::Result<HashMap<i64, String>> {
+        let mut out: HashMap<i64, (i64, String)> = Default::default();
+        let mut bad = std::collections::HashSet::new();
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT session, seq, octet_length(data), data FROM {}",
+            table.name()
+        ))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
             let Some(&max) = wanted.get(&id) else {
                 continue;
             };
-            if over.contains(&id) {
+            if bad.contains(&id) {
                 continue;
             }
+            let seq: i64 = r.get(1)?;
             // The length first (from the record header): a crafted chunk larger than its
             // file is never loaded.
-            let len: i64 = r.get(1)?;
-            let t = out.entry(id).or_default();
-            if (t.len() as u64).saturating_add(len.max(0) as u64) > max {
-                over.insert(id);
+            let len: i64 = r.get(2)?;
+            let (next, t) = out.entry(id).or_default();
+            if seq != *next || (t.len() as u64).saturating_add(len.max(0) as u64) > max {
+                bad.insert(id);
                 out.remove(&id);
                 continue;
             }
-            t.push_str(r.get_ref(2)?.as_str()?);
+            *next += 1;
+            t.push_str(r.get_ref(3)?.as_str()?);
         }
-        Ok(out)
+        Ok(out.into_iter().map(|(id, (_, t))| (id, t)).collect())
     }
 
     /// The stored state of a row: the state without nodes, and the node chunks in order, if
     /// together they are at most `max` bytes.
     pub fn state(&self, id: i64, max: u64) -> rusqlite::Result<Option<StoredState>> {
         let sizes: (i64, i64) = self.conn.query_row(
-            "SELECT coalesce(length(state), 0),
-                    (SELECT coalesce(sum(length(data)), 0) FROM state_nodes WHERE session = ?1)
-             FROM sessions WHERE id = ?1",
+            "SELECT coalesce((SELECT length(data) FROM states WHERE session = ?1), 0),
+                    (SELECT coalesce(sum(length(data)), 0) FROM state_nodes WHERE session = ?1)",
             [id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
@@ -250,11 +310,10 @@ impl Db {
         }
         let state: Option<Vec<u8>> = self
             .conn
-            .query_row("SELECT state FROM sessions WHERE id = ?1", [id], |r| {
+            .query_row("SELECT data FROM states WHERE session = ?1", [id], |r| {
                 r.get(0)
             })
-            .optional()?
-            .flatten();
+            .optional()?;
         let Some(state) = state else { return Ok(None) };
         let mut stmt = self
             .conn
@@ -279,23 +338,19 @@ impl Db {
     }
 
     /// Writes one file's row: a full row (`resumed_from` = `None`), or the row of a file
-    /// resumed from the stored row with that key, whose text and nodes get one chunk more.
-    /// Returns the bytes written (row fields, text and state), or `None` when the stored row
-    /// is no longer the one resumed from (another process wrote it meanwhile: its row stays).
+    /// resumed from the stored row with that key, whose text, tool text and nodes get one
+    /// chunk more (`text` is then what the file added). Returns the bytes written (fields,
+    /// text and state), or `None` when the stored row is no longer the one resumed from
+    /// (another process wrote it meanwhile: its row stays).
     pub fn put(
         &self,
         path: &Path,
         row: &NewRow<'_>,
-        text: TextWrite<'_>,
+        text: NewText<'_>,
         resumed_from: Option<(i64, FileKey)>,
     ) -> rusqlite::Result<Option<u64>> {
         let pb = path_bytes(path);
-        let info = row.info;
-        let workflow = info
-            .and_then(|i| i.workflow.as_ref())
-            .and_then(|w| serde_json::to_string(w).ok());
-        let state = row.state.as_ref().map(|s| s.rest);
-        let appending = matches!(text, TextWrite::Append(_));
+        let appending = resumed_from.is_some();
         let id: i64 = match resumed_from {
             Some((id, old)) => {
                 let still: Option<i64> = self
@@ -319,48 +374,26 @@ impl Db {
                 }
                 id
             }
-            None => self.conn.query_row(
-                "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, head_hash)
-                 VALUES (?1, 0, 0, 0, 0, 0, 0)
-                 ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
-                [&pb],
-                |r| r.get(0),
-            )?,
+            None => {
+                let id = self.conn.query_row(
+                    "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields, row_hash)
+                     VALUES (?1, 0, 0, 0, 0, 0, x'', 0)
+                     ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
+                    [&pb],
+                    |r| r.get(0),
+                )?;
+                for t in ["texts", "tools", "state_nodes"] {
+                    self.conn
+                        .execute(&format!("DELETE FROM {t} WHERE session = ?1"), [id])?;
+                }
+                id
+            }
         };
         let mut written = 0u64;
-        let text_len: i64 = match text {
-            TextWrite::Replace(t) => {
-                self.conn
-                    .execute("DELETE FROM texts WHERE session = ?1", [id])?;
-                self.conn
-                    .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
-                self.insert_chunks(id, 0, t)?;
-                written += t.len() as u64;
-                t.len() as i64
-            }
-            TextWrite::Append(t) => {
-                let (next, count, len): (i64, i64, i64) = self.conn.query_row(
-                    "SELECT coalesce(max(seq) + 1, 0), count(*),
-                            coalesce(sum(octet_length(data)), 0)
-                     FROM texts WHERE session = ?1",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )?;
-                if count >= MAX_CHUNKS {
-                    // Fold the chunks into one (amortized over MAX_CHUNKS growths).
-                    let mut all = self.text(id, u64::MAX)?.unwrap_or_default();
-                    all.push_str(t);
-                    self.conn
-                        .execute("DELETE FROM texts WHERE session = ?1", [id])?;
-                    self.insert_chunks(id, 0, &all)?;
-                    written += all.len() as u64;
-                } else if !t.is_empty() {
-                    self.insert_chunks(id, next, t)?;
-                    written += t.len() as u64;
-                }
-                len + t.len() as i64
-            }
-        };
+        let (text_len, n) = self.add_chunks(Chunks::Text, id, text.text, appending)?;
+        written += n;
+        let (tools_len, n) = self.add_chunks(Chunks::Tools, id, text.tools, appending)?;
+        written += n;
         if let Some(parts) = &row.state {
             let (next, count): (i64, i64) = self.conn.query_row(
                 "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes WHERE session = ?1",
@@ -383,24 +416,22 @@ impl Db {
                 )?;
                 written += nodes.len() as u64;
             }
+            self.conn.execute(
+                "INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)",
+                params![id, parts.rest],
+            )?;
+            written += parts.rest.len() as u64;
         } else {
             self.conn
                 .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+            self.conn
+                .execute("DELETE FROM states WHERE session = ?1", [id])?;
         }
-        written += state.map_or(0, |s| s.len() as u64)
-            + row.torn_text.len() as u64
-            + info.map_or(0, |i| i.tool_text.len() as u64)
-            + 200;
+        let fields = Fields::of_new(row, text_len, tools_len).encode();
+        written += fields.len() as u64 + 64;
         self.conn.execute(
             "UPDATE sessions SET dev = ?2, ino = ?3, size = ?4, mtime_ns = ?5, ctime_ns = ?6,
-                head_hash = ?7, problem = ?8, detected_agent = ?9,
-                info_id = ?10, cwd = ?11, name = ?12, parent_session_path = ?13,
-                created_ms = ?14, modified_ms = ?15, message_count = ?16, first_message = ?17,
-                version = ?18, entry_count = ?19, leaf_count = ?20, label_count = ?21,
-                has_name = ?22, workflow = ?23, summary = ?24, total_tokens = ?25, cost = ?26,
-                parse_issues = ?27, first_issue = ?28, text_len = ?29, torn_text = ?30,
-                state = ?31, resume_offset = ?32, tail_hash = ?33, row_hash = ?34,
-                tool_text = ?35, last_stop_reason = ?36, model = ?37
+                fields = ?7, row_hash = ?8
              WHERE id = ?1",
             params![
                 id,
@@ -409,58 +440,64 @@ impl Db {
                 row.key.size as i64,
                 row.key.mtime_ns,
                 row.key.ctime_ns,
-                row.head_hash as i64,
-                row.problem,
-                row.detected_agent.map(agent_code),
-                info.map(|i| &i.id),
-                info.map(|i| &i.cwd),
-                info.and_then(|i| i.name.as_ref()),
-                info.and_then(|i| i.parent_session_path.as_ref()),
-                info.and_then(|i| i.created_ms),
-                info.map(|i| i.modified_ms),
-                info.map(|i| i.message_count as i64),
-                info.map(|i| &i.first_message),
-                info.map(|i| i64::from(i.version)),
-                info.map(|i| i.entry_count as i64),
-                info.map(|i| i.leaf_count as i64),
-                info.map(|i| i.label_count as i64),
-                info.map(|i| i.has_name),
-                workflow,
-                info.and_then(|i| i.summary.as_ref()),
-                info.map(|i| i.total_tokens as i64),
-                info.map(|i| i.cost),
-                info.map(|i| i.parse_issues as i64),
-                info.and_then(|i| i.first_issue.as_ref()),
-                text_len,
-                row.torn_text,
-                state,
-                row.resume_offset as i64,
-                row.tail_hash as i64,
-                row_hash(
-                    &pb,
-                    &row.key,
-                    row.head_hash,
-                    row.problem,
-                    row.detected_agent.map(agent_code),
-                    info,
-                    text_len,
-                    row.torn_text,
-                    state.is_some(),
-                    row.resume_offset,
-                    row.tail_hash,
-                ) as i64,
-                info.map_or("", |i| i.tool_text.as_str()),
-                info.and_then(|i| i.last_stop_reason.as_ref()),
-                info.and_then(|i| i.model.as_ref()),
+                fields,
+                row_hash(&pb, &row.key, &fields) as i64,
             ],
         )?;
         Ok(Some(written))
     }
 
-    fn insert_chunks(&self, id: i64, first_seq: i64, text: &str) -> rusqlite::Result<()> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("INSERT INTO texts(session, seq, data) VALUES (?1, ?2, ?3)")?;
+    /// Adds `text` to a row's chunks in `table` (after the stored ones when `appending`, else
+    /// as the only ones: the caller cleared them); returns the chunks' length now and the bytes
+    /// written. Past [`MAX_CHUNKS`] the chunks are folded into one (amortized over as many
+    /// growths), so a read stays a few chunks.
+    fn add_chunks(
+        &self,
+        table: Chunks,
+        id: i64,
+        text: &str,
+        appending: bool,
+    ) -> rusqlite::Result<(u64, u64)> {
+        if !appending {
+            self.insert_chunks(table, id, 0, text)?;
+            return Ok((text.len() as u64, text.len() as u64));
+        }
+        let t = table.name();
+        let (next, count, len): (i64, i64, i64) = self.conn.query_row(
+            &format!(
+                "SELECT coalesce(max(seq) + 1, 0), count(*), coalesce(sum(octet_length(data)), 0)
+                 FROM {t} WHERE session = ?1"
+            ),
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let len = len as u64 + text.len() as u64;
+        if text.is_empty() {
+            return Ok((len, 0));
+        }
+        if count >= MAX_CHUNKS {
+            let mut all = self.chunks(table, id, u64::MAX)?.unwrap_or_default();
+            all.push_str(text);
+            self.conn
+                .execute(&format!("DELETE FROM {t} WHERE session = ?1"), [id])?;
+            self.insert_chunks(table, id, 0, &all)?;
+            return Ok((len, all.len() as u64));
+        }
+        self.insert_chunks(table, id, next, text)?;
+        Ok((len, text.len() as u64))
+    }
+
+    fn insert_chunks(
+        &self,
+        table: Chunks,
+        id: i64,
+        first_seq: i64,
+        text: &str,
+    ) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "INSERT INTO {}(session, seq, data) VALUES (?1, ?2, ?3)",
+            table.name()
+        ))?;
         let mut seq = first_seq;
         let mut rest = text;
         while !rest.is_empty() {
@@ -475,31 +512,25 @@ impl Db {
         Ok(())
     }
 
-    /// Recomputes every row's hash, as an attacker who knows the hash would after crafting
-    /// rows: for tests that check the bounds, not the hash.
+    /// Lets `edit` change every row's fields, then stores them with a correct hash, as an
+    /// attacker who knows the hash would after crafting rows: for tests that check the
+    /// bounds, not the hash.
     #[doc(hidden)]
-    pub fn rehash_for_tests(dir: &Path) -> rusqlite::Result<()> {
+    pub fn edit_rows_for_tests(
+        dir: &Path,
+        mut edit: impl FnMut(&Path, &mut Row),
+    ) -> rusqlite::Result<()> {
         let Some(db) = Db::open(dir) else {
             return Ok(());
         };
         let rows = db.rows()?;
-        for (path, row) in rows {
-            let h = row_hash(
-                &path_bytes(&path),
-                &row.key,
-                row.head_hash,
-                row.problem.as_deref(),
-                row.detected_agent.map(agent_code),
-                row.info.as_ref(),
-                row.text_len as i64,
-                &row.torn_text,
-                row.has_state,
-                row.resume_offset,
-                row.tail_hash,
-            );
+        for (path, mut row) in rows {
+            edit(&path, &mut row);
+            let fields = Fields::of_row(&row).encode();
+            let h = row_hash(&path_bytes(&path), &row.key, &fields);
             db.conn.execute(
-                "UPDATE sessions SET row_hash = ?2 WHERE id = ?1",
-                params![row.id, h as i64],
+                "UPDATE sessions SET fields = ?2, row_hash = ?3 WHERE id = ?1",
+                params![row.id, fields, h as i64],
             )?;
         }
         Ok(())
@@ -514,6 +545,24 @@ impl Db {
             stmt.execute([id])?;
         }
         Ok(())
+    }
+}
+
+/// The tables of chunks appended as a session grows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Chunks {
+    /// The searchable message text.
+    Text,
+    /// The tool-call text (also searched).
+    Tools,
+}
+
+impl Chunks {
+    fn name(self) -> &'static str {
+        match self {
+            Chunks::Text => "texts",
+            Chunks::Tools => "tools",
+        }
     }
 }
 

@@ -54,15 +54,11 @@ pub fn hashes(path: &Path, offset: u64) -> io::Result<(u64, u64)> {
 /// stored text is neither read nor rewritten; the new text is what follows this mark.
 pub const TEXT_MARK: &str = "\0";
 
-/// The key that says the state's tool-call text is the row's `tool_text` (stored once).
-const TOOLS_IN_ROW: &str = "toolsInRow";
-
-/// The state split for storage: its JSON without the entry ids (`builder.nodes`), and the ids
-/// (id -> flags), which a grown file adds to chunk by chunk. When the state's tool-call text
-/// equals `row_tools` (the row's `tool_text`, as it does unless a torn last line added tool
-/// calls to the listing only), it is left out and marked: the row holds it once, instead of
-/// twice in every row write (the row of a tool-heavy session is tens of KB).
-pub fn split(state: &ScanState, row_tools: &str) -> Option<(Vec<u8>, Map<String, Value>)> {
+/// The state split for storage: its JSON without the entry ids (`builder.nodes`) and without
+/// its tool-call text (`builder.tools`); the ids (id -> flags), which a grown file adds to
+/// chunk by chunk; and the tool-call text, stored in chunks of its own like the text (the row
+/// of a tool-heavy session would otherwise be tens of KB, rewritten at every growth).
+pub fn split(state: &ScanState) -> Option<(Vec<u8>, Map<String, Value>, String)> {
     let mut v = serde_json::to_value(state).ok()?;
     let nodes = match v.pointer_mut("/builder/nodes") {
         Some(slot) => match slot.take() {
@@ -77,24 +73,29 @@ pub fn split(state: &ScanState, row_tools: &str) -> Option<(Vec<u8>, Map<String,
         },
         None => Map::new(),
     };
-    if let Some(slot) = v.pointer_mut("/builder/tools")
-        && slot.as_str() == Some(row_tools)
-        && !row_tools.is_empty()
-    {
-        *slot = Value::String(String::new());
-        if let Value::Object(top) = &mut v {
-            top.insert(TOOLS_IN_ROW.into(), Value::Bool(true));
-        }
-    }
-    Some((serde_json::to_vec(&v).ok()?, nodes))
+    let tools = match v.pointer_mut("/builder/tools") {
+        Some(slot) => match slot.take() {
+            Value::String(t) => {
+                *slot = Value::String(String::new());
+                t
+            }
+            other => {
+                *slot = other;
+                String::new()
+            }
+        },
+        None => String::new(),
+    };
+    Some((serde_json::to_vec(&v).ok()?, nodes, tools))
 }
 
 /// The state stored by [`split`], its node chunks applied in order and its tool-call text
-/// taken from `row_tools` when it was left out; with the merged nodes.
+/// stood for by [`TEXT_MARK`] when the stored one is not empty (as the text: the scanner only
+/// needs to know that some came before); with the merged nodes.
 pub fn merge(
     rest: &[u8],
     chunks: &[Vec<u8>],
-    row_tools: &str,
+    had_tools: bool,
 ) -> Option<(ScanState, Map<String, Value>)> {
     let mut v: Value = serde_json::from_slice(rest).ok()?;
     let mut nodes = Map::new();
@@ -107,12 +108,12 @@ pub fn merge(
     } else if !nodes.is_empty() {
         return None;
     }
-    let in_row = match &mut v {
-        Value::Object(top) => top.remove(TOOLS_IN_ROW).is_some(),
-        _ => false,
-    };
-    if in_row {
-        *v.pointer_mut("/builder/tools")? = Value::String(row_tools.to_owned());
+    let tools = v.pointer_mut("/builder/tools")?;
+    if tools.as_str() != Some("") {
+        return None;
+    }
+    if had_tools {
+        *tools = Value::String(TEXT_MARK.to_owned());
     }
     let state = ScanState::deserialize(v).ok()?;
     Some((state, nodes))

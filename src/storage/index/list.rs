@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use super::db::{self, Db, FileKey, NewRow, Row, StateParts, TextWrite};
+use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
 use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
@@ -28,6 +28,18 @@ struct Prior {
     resume_offset: u64,
     state: ScanState,
     nodes: Map<String, Value>,
+    had_text: bool,
+    had_tools: bool,
+}
+
+/// The stored row a scan resumed from: its id and key, and whether its text and tool text
+/// were not empty (the state then began them with [`fresh::TEXT_MARK`]).
+#[derive(Clone, Copy)]
+struct Resumed {
+    id: i64,
+    key: FileKey,
+    had_text: bool,
+    had_tools: bool,
 }
 
 /// The result of reading one file now, prepared for storage on the reading thread.
@@ -40,7 +52,7 @@ struct Rescanned {
     bytes_read: u64,
     detected_agent: Dialect,
     /// The row resumed from.
-    resumed: Option<(i64, FileKey)>,
+    resumed: Option<Resumed>,
     /// A large file's entry offsets read now ([`super::offsets`]), to store with the row.
     offsets: Option<Vec<u8>>,
 }
@@ -50,6 +62,8 @@ struct Stored {
     rest: Vec<u8>,
     nodes_changed: Vec<u8>,
     nodes_all: Map<String, Value>,
+    /// The state's tool-call text (kept apart from `rest`).
+    tools: String,
     offset: u64,
     head_hash: u64,
     tail_hash: u64,
@@ -62,9 +76,8 @@ fn prepare(
     head_hash: u64,
     tail_hash: u64,
     old_nodes: Option<&Map<String, Value>>,
-    row_tools: &str,
 ) -> Option<Stored> {
-    let (rest, nodes) = fresh::split(state, row_tools)?;
+    let (rest, nodes, tools) = fresh::split(state)?;
     let changed = match old_nodes {
         Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
         None => Vec::new(),
@@ -73,6 +86,7 @@ fn prepare(
         rest,
         nodes_changed: changed,
         nodes_all: nodes,
+        tools,
         offset: state.offset(),
         head_hash,
         tail_hash,
@@ -176,7 +190,7 @@ impl Index {
 
         // Unchanged files: one stat each (done by the discovery above).
         let mut sessions = Vec::with_capacity(found.len());
-        let mut session_rows: Vec<(i64, u64, Option<Dialect>)> = Vec::new();
+        let mut session_rows: Vec<StoredLens> = Vec::new();
         let mut todo: Vec<(FoundFile, Option<Row>)> = Vec::new();
         let mut cached_problems = Vec::new();
         for (file, meta) in found {
@@ -196,12 +210,16 @@ impl Index {
                         (Some(mut info), Some(agent)) => {
                             info.path = file.path;
                             info.agent = agent;
+                            // Searchable text only when asked for, tool calls included.
                             if opts.with_text {
-                                info.all_messages_text = row.torn_text.clone();
-                                session_rows.push((row.id, row.text_len, file.agent));
-                            } else {
-                                // Searchable text only when asked for, tool calls included.
-                                info.tool_text = String::new();
+                                info.all_messages_text = std::mem::take(&mut row.torn_text);
+                                info.tool_text = std::mem::take(&mut row.torn_tools);
+                                session_rows.push(StoredLens {
+                                    id: row.id,
+                                    text_len: row.text_len,
+                                    tools_len: row.tools_len,
+                                    agent: file.agent,
+                                });
                             }
                             sessions.push(info);
                         }
@@ -316,43 +334,44 @@ impl Index {
         Listing { sessions, problems }
     }
 
-    /// Puts each cached session's stored text before its torn-line text; a session whose text
-    /// cannot be read (or is longer than its file) is moved to `todo` to be rescanned.
+    /// Puts each cached session's stored text and tool text before its torn-line ones; a
+    /// session whose chunks cannot be read (or are longer than its file) is moved to `todo` to
+    /// be rescanned.
     fn fill_texts(
         &self,
         sessions: &mut Vec<SessionInfo>,
-        session_rows: &[(i64, u64, Option<Dialect>)],
+        session_rows: &[StoredLens],
         todo: &mut Vec<(FoundFile, Option<Row>)>,
     ) {
         let Some(db) = &self.db else { return };
-        let wanted: HashMap<i64, u64> = session_rows
-            .iter()
-            .zip(sessions.iter())
-            .filter(|((_, len, _), _)| *len > 0)
-            .map(|((id, _, _), s)| (*id, s.bytes))
-            .collect();
-        let mut texts = db.texts(&wanted).unwrap_or_default();
+        let wanted = |len: fn(&StoredLens) -> u64| -> HashMap<i64, u64> {
+            session_rows
+                .iter()
+                .zip(sessions.iter())
+                .filter(|(r, _)| len(r) > 0)
+                .map(|(r, s)| (r.id, s.bytes))
+                .collect()
+        };
+        let mut texts = db
+            .all_chunks(Chunks::Text, &wanted(|r| r.text_len))
+            .unwrap_or_default();
+        let mut tools = db
+            .all_chunks(Chunks::Tools, &wanted(|r| r.tools_len))
+            .unwrap_or_default();
         let mut kept = Vec::with_capacity(sessions.len());
-        for (info, (id, len, agent)) in std::mem::take(sessions).into_iter().zip(session_rows) {
-            if *len == 0 {
+        for (mut info, r) in std::mem::take(sessions).into_iter().zip(session_rows) {
+            let text = prepend(&mut texts, r.id, r.text_len, &mut info.all_messages_text);
+            let tool = prepend(&mut tools, r.id, r.tools_len, &mut info.tool_text);
+            if text && tool {
                 kept.push(info);
-                continue;
-            }
-            match texts.remove(id) {
-                Some(mut t) if t.len() as u64 == *len => {
-                    t.push_str(&info.all_messages_text);
-                    kept.push(SessionInfo {
-                        all_messages_text: t,
-                        ..info
-                    });
-                }
-                _ => todo.push((
+            } else {
+                todo.push((
                     FoundFile {
                         path: info.path,
-                        agent: *agent,
+                        agent: r.agent,
                     },
                     None,
-                )),
+                ));
             }
         }
         *sessions = kept;
@@ -371,8 +390,8 @@ impl Index {
             return None;
         }
         let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
-        let tools = row.info.as_ref().map_or("", |i| i.tool_text.as_str());
-        let (mut state, nodes) = fresh::merge(&rest, &chunks, tools)?;
+        let had_tools = row.tools_len > 0;
+        let (mut state, nodes) = fresh::merge(&rest, &chunks, had_tools)?;
         if state.offset() != row.resume_offset {
             return None;
         }
@@ -390,6 +409,8 @@ impl Index {
             resume_offset: row.resume_offset,
             state,
             nodes,
+            had_text,
+            had_tools,
         })
     }
 
@@ -449,45 +470,56 @@ impl Index {
                         detected_agent: None,
                         info: None,
                         torn_text: "",
+                        torn_tools: "",
                         state: None,
                         resume_offset: 0,
                         tail_hash: 0,
                     };
                     let path = file.path.clone();
-                    self.write(|db| db.put(&path, &row, TextWrite::Replace(""), None));
+                    self.write(|db| db.put(&path, &row, NewText::default(), None));
                 }
                 return Err(reason);
             }
         };
-        // The listing's text: the state's (committed lines), then a torn last line's.
+        // The listing's text and tool text: the state's (committed lines), then a torn last
+        // line's; a resumed state's begin with a mark for the stored ones.
         let listing_text = std::mem::take(&mut info.all_messages_text);
+        let listing_tools = std::mem::take(&mut info.tool_text);
         let mut stored = r.stored;
+        let mark = |had: bool| if had { fresh::TEXT_MARK.len() } else { 0 };
+        let (text_mark, tools_mark) = r
+            .resumed
+            .map_or((0, 0), |x| (mark(x.had_text), mark(x.had_tools)));
         let state_len = stored.as_ref().map_or(listing_text.len(), |(_, n)| *n);
-        let mark = if r.resumed.is_some() && listing_text.starts_with(fresh::TEXT_MARK) {
-            fresh::TEXT_MARK.len()
-        } else {
-            0
-        };
-        if !listing_text.is_char_boundary(state_len) || state_len < mark {
+        let state_tools = stored.as_ref().map_or("", |(p, _)| p.tools.as_str());
+        if !listing_text.is_char_boundary(state_len)
+            || !listing_text.starts_with(&fresh::TEXT_MARK[..text_mark])
+            || state_len < text_mark
+            || !listing_tools.starts_with(state_tools)
+            || !state_tools.starts_with(&fresh::TEXT_MARK[..tools_mark])
+        {
             stored = None;
         }
-        let state_len = if stored.is_some() {
-            state_len
-        } else {
-            listing_text.len()
+        let (state_len, tools_len) = match &stored {
+            Some((p, n)) => (*n, p.tools.len()),
+            None => (listing_text.len(), listing_tools.len()),
         };
-        let new_text = listing_text.get(mark..state_len).unwrap_or_default();
+        let new_text = listing_text.get(text_mark..state_len).unwrap_or_default();
         let torn = listing_text.get(state_len..).unwrap_or_default();
-        // A resumed file's stored text comes first, read before this listing's write.
-        let old_text = match (&r.resumed, mark > 0 && with_text) {
-            (Some((id, old)), true) => Some(
+        let new_tools = listing_tools.get(tools_mark..tools_len).unwrap_or_default();
+        let torn_tools = listing_tools.get(tools_len..).unwrap_or_default();
+        // A resumed file's stored texts come first, read before this listing's write.
+        let old = |table, had: usize| match (&r.resumed, had > 0 && with_text) {
+            (Some(x), true) => Some(
                 self.db
                     .as_ref()
-                    .and_then(|db| db.text(*id, old.size).ok().flatten())
+                    .and_then(|db| db.chunks(table, x.id, x.key.size).ok().flatten())
                     .unwrap_or_default(),
             ),
             _ => None,
         };
+        let old_text = old(Chunks::Text, text_mark);
+        let old_tools = old(Chunks::Tools, tools_mark);
         if writing {
             let parts = stored.as_ref().map(|(p, _)| p);
             let row = NewRow {
@@ -497,6 +529,7 @@ impl Index {
                 detected_agent: Some(r.detected_agent),
                 info: Some(&info),
                 torn_text: torn,
+                torn_tools,
                 state: parts.map(|p| StateParts {
                     rest: &p.rest,
                     nodes_changed: &p.nodes_changed,
@@ -507,34 +540,58 @@ impl Index {
             };
             let path = file.path.clone();
             if let Some(data) = &r.offsets {
-                let from = r.resumed.as_ref().map(|(_, k)| k);
+                let from = r.resumed.as_ref().map(|x| &x.key);
                 // Hints only: a failure to keep them is no failure of the listing.
                 self.write(|db| Ok(super::offsets::put(db.conn(), &path, &key, data, from).ok()));
             }
+            let text = NewText {
+                text: new_text,
+                tools: new_tools,
+            };
             match (r.resumed, parts.is_some()) {
-                (Some(from), true) => {
-                    self.write(|db| db.put(&path, &row, TextWrite::Append(new_text), Some(from)))
-                }
-                (None, _) => {
-                    self.write(|db| db.put(&path, &row, TextWrite::Replace(new_text), None))
-                }
+                (Some(x), true) => self.write(|db| db.put(&path, &row, text, Some((x.id, x.key)))),
+                (None, _) => self.write(|db| db.put(&path, &row, text, None)),
                 // A resumed file that changed while it was read: left for the next listing.
                 (Some(_), false) => {}
             }
         }
         if with_text {
-            info.all_messages_text = match old_text {
+            let join = |old: Option<String>, new: &str, torn: &str, whole: &str| match old {
                 Some(mut t) => {
-                    t.push_str(new_text);
+                    t.push_str(new);
                     t.push_str(torn);
                     t
                 }
-                None => listing_text,
+                None => whole.to_owned(),
             };
-        } else {
-            info.tool_text = String::new();
+            info.all_messages_text = join(old_text, new_text, torn, &listing_text);
+            info.tool_text = join(old_tools, new_tools, torn_tools, &listing_tools);
         }
         Ok(info)
+    }
+}
+
+/// The stored lengths of a cached row's chunks, for [`Index::fill_texts`].
+struct StoredLens {
+    id: i64,
+    text_len: u64,
+    tools_len: u64,
+    agent: Option<Dialect>,
+}
+
+/// Puts the stored chunks of row `id` (which must be `len` bytes) before `s`; false when they
+/// are missing or of another length.
+fn prepend(chunks: &mut HashMap<i64, String>, id: i64, len: u64, s: &mut String) -> bool {
+    if len == 0 {
+        return true;
+    }
+    match chunks.remove(&id) {
+        Some(mut t) if t.len() as u64 == len => {
+            t.push_str(s);
+            *s = t;
+            true
+        }
+        _ => false,
     }
 }
 
@@ -572,7 +629,13 @@ fn rescan(
             let s = scan(Some(p.state))?;
             let now = FileKey::of(&s.meta);
             if now.same_file(&p.key) && now.size >= p.key.size {
-                (s, Some((p.id, p.key)), Some(p.nodes))
+                let from = Resumed {
+                    id: p.id,
+                    key: p.key,
+                    had_text: p.had_text,
+                    had_tools: p.had_tools,
+                };
+                (s, Some(from), Some(p.nodes))
             } else {
                 (scan(None)?, None, None)
             }
@@ -590,10 +653,7 @@ fn rescan(
     let stored = keep_state
         .then(|| settled(&file.path, &s.meta, &state))
         .flatten()
-        .and_then(|(head, tail)| {
-            let tools = s.info.as_ref().map_or("", |i| i.tool_text.as_str());
-            prepare(&state, head, tail, old_nodes.as_ref(), tools)
-        })
+        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
         .map(|p| (p, state_len));
     let offsets = (large && stored.is_some()).then(|| offsets.finish());
     Ok(Rescanned {

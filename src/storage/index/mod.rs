@@ -17,11 +17,12 @@
 //! Errors writing the cache are never fatal (see [`ListStats::persist_error`]).
 //!
 //! # Storage
-//! `DIR/index.sqlite3` (see [`db`]): a row per session file (its freshness key, the listing
-//! fields, the scan state without its entry ids, where the scan stopped and the hashes that
-//! check a resume), its searchable text in chunks, its entry ids in chunks. A file that grew
-//! is read from where its last scan stopped, and adds one text chunk and one chunk of the ids
-//! it added: bytes written follow the bytes added, not the session. Each listing writes in one
+//! `DIR/index.sqlite3` (see [`db`]): a row per session file (its freshness key, and one blob of
+//! the listing fields, where the scan stopped and the hashes that check a resume), its scan
+//! state without entry ids or texts (table `states`), its searchable text and its tool-call
+//! text in chunks, its entry ids in chunks. A file that grew is read from where its last scan
+//! stopped, and adds one chunk of text, of tool text and of the ids it added, and rewrites its
+//! small row and state: bytes written follow the bytes added, not the session. Each listing writes in one
 //! transaction; SQLite (WAL, busy timeout) handles two processes and a killed one. See
 //! [`fresh`] for exactly what a resume trusts.
 //!
@@ -212,7 +213,10 @@ fn fits(row: &Row, size: u64) -> bool {
     if !row.intact {
         return false;
     }
-    if row.text_len.saturating_add(row.torn_text.len() as u64) > size || row.resume_offset > size {
+    if row.text_len.saturating_add(row.torn_text.len() as u64) > size
+        || row.tools_len.saturating_add(row.torn_tools.len() as u64) > size
+        || row.resume_offset > size
+    {
         return false;
     }
     let Some(i) = &row.info else {
