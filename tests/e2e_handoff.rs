@@ -6,71 +6,11 @@
 //! Under `CI=true` a missing tmux is a failure, not a skip.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-// TODO(merge): use tests/common/tmux.rs
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "grove"]).stdout)
-            .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "grove"];
-        args.extend_from_slice(keys);
-        self.cmd(&args);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
-}
-
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn shell_quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
+mod common;
+use common::tmux::{Tmux, quote, tmux_available};
 
 fn script(path: &Path, body: &str) {
     std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -105,12 +45,7 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn pager_and_editor_hand_the_terminal_over_and_back() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "tmux is needed for this test under CI"
-        );
-        eprintln!("NOTICE: tmux is not installed; skipping the end-to-end test");
+    if !tmux_available("the hand-off end-to-end test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -129,7 +64,7 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
         &pager,
         &format!(
             "cat > {out}.tmp; stty -a < /dev/tty > {out}.stty; mv {out}.tmp {out}",
-            out = shell_quote(&pager_out)
+            out = quote(&pager_out)
         ),
     );
     // The editor saves the file it was given, its name and its permissions.
@@ -140,49 +75,29 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
         &format!(
             "printf '%s' \"$1\" > {out}.path; stat -c %a \"$1\" > {out}.mode; \
              cp \"$1\" {out}.tmp; mv {out}.tmp {out}",
-            out = shell_quote(&editor_out)
+            out = quote(&editor_out)
         ),
     );
     let env = format!(
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SSH_TTY -u SSH_CONNECTION -u VISUAL \
          HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
          GROVE_CONFIG= PAGER={pager} EDITOR={editor}",
-        home = shell_quote(&root.join("home")),
-        config = shell_quote(&root.join("config")),
-        data = shell_quote(&root.join("data")),
-        cache = shell_quote(&root.join("cache")),
-        pager = shell_quote(&pager),
-        editor = shell_quote(&editor),
+        home = quote(&root.join("home")),
+        config = quote(&root.join("config")),
+        data = quote(&root.join("data")),
+        cache = quote(&root.join("cache")),
+        pager = quote(&pager),
+        editor = quote(&editor),
     );
     let exit_file = root.join("exit");
     let command = format!(
         "cd {root} && {env} TERM=xterm-256color {bin} --session-dir {dir} --all; echo $? > {exit}",
-        root = shell_quote(root),
-        bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
-        dir = shell_quote(&sessions),
-        exit = shell_quote(&exit_file),
+        root = quote(root),
+        bin = quote(Path::new(env!("CARGO_BIN_EXE_grove"))),
+        dir = quote(&sessions),
+        exit = quote(&exit_file),
     );
-    let tmux = Tmux {
-        socket: format!("grove-e2e-handoff-{}", std::process::id()),
-    };
-    let out = tmux.cmd(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "grove",
-        "-x",
-        "120",
-        "-y",
-        "35",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tmux = Tmux::start("e2e-handoff", 120, 35, &command);
     // OSC 52 from the application goes into tmux's paste buffers.
     tmux.cmd(&["set-option", "-s", "set-clipboard", "on"]);
     tmux.wait_for("HANDOFF question");
@@ -192,7 +107,7 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
 
     // o: the selected entry (the answer, the leaf) in the pager.
     tmux.keys(&["o"]);
-    wait_until("the pager to save its input", || pager_out.exists());
+    tmux.wait_until("the pager to save its input", || pager_out.exists());
     assert_eq!(read(&pager_out), ANSWER);
     let stty = read(&pager_out.with_extension("out.stty"));
     assert!(
@@ -205,14 +120,14 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
     tmux.keys(&["?"]);
     tmux.wait_for("Session view keys");
     tmux.keys(&["Escape"]);
-    wait_until("the help to close", || {
+    tmux.wait_until("the help to close", || {
         !tmux.screen().contains("Session view keys")
     });
 
     // O: the branch's transcript.
     std::fs::remove_file(&pager_out).unwrap();
     tmux.keys(&["O"]);
-    wait_until("the pager to save the branch", || pager_out.exists());
+    tmux.wait_until("the pager to save the branch", || pager_out.exists());
     let branch = read(&pager_out);
     assert!(branch.contains("## User\n\nHANDOFF question"), "{branch}");
     assert!(branch.contains("pin the cache key"), "{branch}");
@@ -222,7 +137,7 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
     tmux.keys(&["y"]);
     tmux.wait_for("Copy or open");
     tmux.keys(&["e"]);
-    wait_until("the editor to save its file", || editor_out.exists());
+    tmux.wait_until("the editor to save its file", || editor_out.exists());
     assert_eq!(read(&editor_out), ANSWER);
     let given = PathBuf::from(read(&editor_out.with_extension("out.path")));
     assert_ne!(given, session);
@@ -234,7 +149,7 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
         "the copy is read only, for its owner only"
     );
     tmux.wait_for("Showed a copy of the entry in");
-    wait_until("the copy to be deleted", || !given.exists());
+    tmux.wait_until("the copy to be deleted", || !given.exists());
     tmux.keys(&["?"]);
     tmux.wait_for("Session view keys");
     tmux.keys(&["Escape"]);
@@ -248,7 +163,7 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
     assert_eq!(String::from_utf8_lossy(&buffer.stdout), SESSION_ID);
 
     tmux.keys(&["C-c"]);
-    wait_until("grove to exit", || exit_file.exists());
+    tmux.wait_until("grove to exit", || exit_file.exists());
     assert_eq!(read(&exit_file).trim(), "0");
     assert_eq!(
         Sha256::digest(std::fs::read(&session).unwrap()),
