@@ -12,8 +12,9 @@ Then, per run:
    session row (the selected row's `›`), polling the screen every 5 ms; also the time until the
    header's "Loading n/N" is gone (every session listed) and grove's CPU time (user+sys, all
    threads, from /proc) at that point.
-2. Full-text search: the query is typed, and once "N matches" shows with nothing loading, the
-   process's RSS and peak RSS (VmRSS, VmHWM from /proc) are read.
+2. Full-text search: the query is typed; once "N matches" shows with nothing loading and the
+   count has not changed for 2 s (the search text loads in the background), the process's RSS
+   and peak RSS (VmRSS, VmHWM from /proc) are read.
 
 Prints the load (uptime) with the figures: wall-clock times are distorted by the load.
 """
@@ -131,10 +132,17 @@ def main():
                 and "earching" not in s,
                 timeout=600,
             )
-            # Let the search settle (the last chunks of text, the final ranking).
-            time.sleep(1.0)
+            # Let the search settle: the search text loads in the background and the count
+            # grows; wait until the count line has not changed for 2 s.
+            last, since = s.splitlines()[2], time.monotonic()
+            while time.monotonic() - since < 2.0:
+                time.sleep(0.1)
+                s = screen()
+                if s.splitlines()[2] != last:
+                    last, since = s.splitlines()[2], time.monotonic()
+                    t_hits = since
             r, h = mem_mb(pid)
-            hits = s.splitlines()[2].split()[-2:]
+            hits = s.splitlines()[2].split("│")[0].split()[-2:]
             print(
                 f"run {run + 1} (load {ld}): first rows {1000 * (t_rows - t0):.0f} ms "
                 f"({counter[0].strip('─ ') if counter else '?'}), all listed "

@@ -62,9 +62,9 @@ fn the_mtime_fallback_gives_pis_millisecond() {
             .set_modified(at(ns))
             .unwrap();
         for args in [
-            &["list", "--json", "--no-cache"][..],
-            &["list", "--json"], // fills the index
-            &["list", "--json"], // from the index
+            &["list", "--all", "--json", "--no-cache"][..],
+            &["list", "--all", "--json"], // fills the index
+            &["list", "--all", "--json"], // from the index
         ] {
             let out = grove(tmp.path(), &dir, args);
             assert!(out.status.success(), "{out:?}");
