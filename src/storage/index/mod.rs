@@ -36,6 +36,7 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+mod rescan;
 pub mod row;
 pub mod write;
 
