@@ -82,10 +82,10 @@ fn pager_and_editor_hand_the_terminal_over_and_back() {
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SSH_TTY -u SSH_CONNECTION -u VISUAL \
          HOME={home} XDG_CONFIG_HOME={config} XDG_DATA_HOME={data} XDG_CACHE_HOME={cache} \
          GROVE_CONFIG= PAGER={pager} EDITOR={editor}",
-        home = quote(&root.join("home")),
-        config = quote(&root.join("config")),
-        data = quote(&root.join("data")),
-        cache = quote(&root.join("cache")),
+        home = quote(root.join("home")),
+        config = quote(root.join("config")),
+        data = quote(root.join("data")),
+        cache = quote(root.join("cache")),
         pager = quote(&pager),
         editor = quote(&editor),
     );

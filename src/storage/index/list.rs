@@ -8,90 +8,15 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
+use super::rescan::{Prior, Rescanned, rescan};
 use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
-use crate::storage::fastscan::{ParseMode, ScanState, scan_with};
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
-
-/// A stored row's state, ready for a resumed scan.
-struct Prior {
-    id: i64,
-    key: FileKey,
-    head_hash: u64,
-    tail_hash: u64,
-    resume_offset: u64,
-    state: ScanState,
-    nodes: Map<String, Value>,
-    had_text: bool,
-    had_tools: bool,
-}
-
-/// The stored row a scan resumed from: its id and key, and whether its text and tool text
-/// were not empty (the state then began them with [`fresh::TEXT_MARK`]).
-#[derive(Clone, Copy)]
-struct Resumed {
-    id: i64,
-    key: FileKey,
-    had_text: bool,
-    had_tools: bool,
-}
-
-/// The result of reading one file now, prepared for storage on the reading thread.
-struct Rescanned {
-    info: Result<SessionInfo, ReadError>,
-    /// The state after the last complete line, ready to store, when the file did not change
-    /// while it was read; with how many bytes of the listing's text are the state's.
-    stored: Option<(Stored, usize)>,
-    meta: fs::Metadata,
-    bytes_read: u64,
-    detected_agent: Dialect,
-    /// The row resumed from.
-    resumed: Option<Resumed>,
-    /// A large file's entry offsets read now ([`super::offsets`]), to store with the row.
-    offsets: Option<Vec<u8>>,
-}
-
-/// A state as stored (see [`fresh::split`]).
-struct Stored {
-    rest: Vec<u8>,
-    nodes_changed: Vec<u8>,
-    nodes_all: Map<String, Value>,
-    /// The state's tool-call text (kept apart from `rest`).
-    tools: String,
-    offset: u64,
-    head_hash: u64,
-    tail_hash: u64,
-}
-
-/// The state of a scan ready to store: its JSON without nodes, the nodes changed since
-/// `old_nodes` (a resumed file) and all nodes; `None` if it does not serialize or lost nodes.
-fn prepare(
-    state: &ScanState,
-    head_hash: u64,
-    tail_hash: u64,
-    old_nodes: Option<&Map<String, Value>>,
-) -> Option<Stored> {
-    let (rest, nodes, tools) = fresh::split(state)?;
-    let changed = match old_nodes {
-        Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
-        None => Vec::new(),
-    };
-    Some(Stored {
-        rest,
-        nodes_changed: changed,
-        nodes_all: nodes,
-        tools,
-        offset: state.offset(),
-        head_hash,
-        tail_hash,
-    })
-}
 
 impl Index {
     /// The rows, or none (rebuilding the database) when it cannot be read.
@@ -593,84 +518,4 @@ fn prepend(chunks: &mut HashMap<i64, String>, id: i64, len: u64, s: &mut String)
         }
         _ => false,
     }
-}
-
-/// Reads a new or changed file: resumed from the stored state when the file only grew and the
-/// checked windows are unchanged (see [`fresh`]).
-fn rescan(
-    file: &FoundFile,
-    prior: Option<Prior>,
-    keep_state: bool,
-) -> Result<Rescanned, ReadError> {
-    // A large file's entry offsets, gathered on the way (see `offsets`).
-    let large = keep_state
-        && fs::metadata(&file.path).is_ok_and(|m| m.len() >= super::offsets::MIN_FILE_BYTES);
-    let mut offsets = super::offsets::OffsetsBuilder::default();
-    let mut scan = |resume: Option<ScanState>| {
-        offsets = Default::default();
-        let mut on_line = |at: u64, line: &[u8]| {
-            if large {
-                offsets.line(at, line)
-            }
-        };
-        scan_with(
-            &file.path,
-            file.agent,
-            ParseMode::Fast,
-            resume,
-            &mut on_line,
-        )
-    };
-    let (s, resumed, old_nodes) = match prior {
-        Some(p)
-            if fresh::hashes(&file.path, p.resume_offset).ok()
-                == Some((p.head_hash, p.tail_hash)) =>
-        {
-            let s = scan(Some(p.state))?;
-            let now = FileKey::of(&s.meta);
-            if now.same_file(&p.key) && now.size >= p.key.size {
-                let from = Resumed {
-                    id: p.id,
-                    key: p.key,
-                    had_text: p.had_text,
-                    had_tools: p.had_tools,
-                };
-                (s, Some(from), Some(p.nodes))
-            } else {
-                (scan(None)?, None, None)
-            }
-        }
-        _ => (scan(None)?, None, None),
-    };
-    let mut state = s.state;
-    // The state's own text (only kept apart when a torn last line made the listing's longer).
-    let state_len = if s.state_has_text {
-        let t = state.take_builder_text();
-        t.len()
-    } else {
-        s.info.as_ref().map_or(0, |i| i.all_messages_text.len())
-    };
-    let stored = keep_state
-        .then(|| settled(&file.path, &s.meta, &state))
-        .flatten()
-        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
-        .map(|p| (p, state_len));
-    let offsets = (large && stored.is_some()).then(|| offsets.finish());
-    Ok(Rescanned {
-        offsets,
-        info: s.info,
-        stored,
-        meta: s.meta,
-        bytes_read: s.bytes_read,
-        detected_agent: s.detected_agent,
-        resumed,
-    })
-}
-
-/// The state with its hashes, if the file still looks as it did when it was read (a file
-/// rewritten during the read must not get a state that resumes on the new content).
-fn settled(path: &Path, before: &fs::Metadata, state: &ScanState) -> Option<(u64, u64)> {
-    let (head, tail) = fresh::hashes(path, state.offset()).ok()?;
-    let after = fs::metadata(path).ok()?;
-    (FileKey::of(&after) == FileKey::of(before)).then_some((head, tail))
 }

@@ -37,6 +37,8 @@ pub mod fresh;
 mod ids;
 mod list;
 pub mod offsets;
+
+mod rescan;
 pub mod row;
 pub mod write;
 
