@@ -203,6 +203,16 @@ impl Index {
     }
 }
 
+impl Index {
+    /// The entry offsets stored for the file at `path`, if they are current (the file's key
+    /// now is the one they were read at): see [`offsets`].
+    pub fn entry_offsets(&self, path: &Path) -> Option<offsets::EntryOffsets> {
+        let db = self.db.as_ref()?;
+        let meta = fs::metadata(path).ok()?;
+        offsets::load(db.conn(), path, &FileKey::of(&meta))
+    }
+}
+
 /// The most bytes a stored state of a file of `size` bytes may take (ids and labels come from
 /// the file; the rest is small).
 fn state_bound(size: u64) -> u64 {

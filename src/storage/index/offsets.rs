@@ -169,16 +169,6 @@ impl OffsetsBuilder {
     }
 }
 
-impl super::Index {
-    /// The entry offsets stored for the file at `path`, if they are current (the file's key
-    /// now is the one they were read at).
-    pub fn entry_offsets(&self, path: &Path) -> Option<EntryOffsets> {
-        let db = self.db.as_ref()?;
-        let meta = std::fs::metadata(path).ok()?;
-        load(db.conn(), path, &FileKey::of(&meta))
-    }
-}
-
 fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(CREATE)
 }
