@@ -375,16 +375,16 @@ impl Db {
                 id
             }
             None => {
-                let id = self.conn.query_row(
-                    "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields, row_hash)
+                let id = self.conn
+                .prepare_cached("INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields, row_hash)
                      VALUES (?1, 0, 0, 0, 0, 0, x'', 0)
-                     ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
-                    [&pb],
-                    |r| r.get(0),
-                )?;
+                     ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id")?
+                .query_row([&pb],
+                    |r| r.get(0),)?;
                 for t in ["texts", "tools", "state_nodes"] {
                     self.conn
-                        .execute(&format!("DELETE FROM {t} WHERE session = ?1"), [id])?;
+                        .prepare_cached(&format!("DELETE FROM {t} WHERE session = ?1"))?
+                        .execute([id])?;
                 }
                 id
             }
@@ -395,45 +395,49 @@ impl Db {
         let (tools_len, n) = self.add_chunks(Chunks::Tools, id, text.tools, appending)?;
         written += n;
         if let Some(parts) = &row.state {
-            let (next, count): (i64, i64) = self.conn.query_row(
-                "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes WHERE session = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
+            let (next, count): (i64, i64) = self.conn
+                .prepare_cached("SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes WHERE session = ?1")?
+                .query_row([id],
+                |r| Ok((r.get(0)?, r.get(1)?)),)?;
             let all;
             let nodes = if appending && count < MAX_CHUNKS {
                 parts.nodes_changed
             } else {
                 self.conn
-                    .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+                    .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
+                    .execute([id])?;
                 all = serde_json::to_vec(parts.nodes_all).unwrap_or_default();
                 &all
             };
             if !nodes.is_empty() && nodes != b"{}" {
-                self.conn.execute(
-                    "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
-                    params![id, next, nodes],
-                )?;
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![id, next, nodes])?;
                 written += nodes.len() as u64;
             }
-            self.conn.execute(
-                "INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)",
-                params![id, parts.rest],
-            )?;
+            self.conn
+                .prepare_cached("INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)")?
+                .execute(params![id, parts.rest])?;
             written += parts.rest.len() as u64;
         } else {
             self.conn
-                .execute("DELETE FROM state_nodes WHERE session = ?1", [id])?;
+                .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
+                .execute([id])?;
             self.conn
-                .execute("DELETE FROM states WHERE session = ?1", [id])?;
+                .prepare_cached("DELETE FROM states WHERE session = ?1")?
+                .execute([id])?;
         }
         let fields = Fields::of_new(row, text_len, tools_len).encode();
         written += fields.len() as u64 + 64;
-        self.conn.execute(
-            "UPDATE sessions SET dev = ?2, ino = ?3, size = ?4, mtime_ns = ?5, ctime_ns = ?6,
+        self.conn
+            .prepare_cached(
+                "UPDATE sessions SET dev = ?2, ino = ?3, size = ?4, mtime_ns = ?5, ctime_ns = ?6,
                 fields = ?7, row_hash = ?8
              WHERE id = ?1",
-            params![
+            )?
+            .execute(params![
                 id,
                 row.key.dev as i64,
                 row.key.ino as i64,
@@ -442,8 +446,7 @@ impl Db {
                 row.key.ctime_ns,
                 fields,
                 row_hash(&pb, &row.key, &fields) as i64,
-            ],
-        )?;
+            ])?;
         Ok(Some(written))
     }
 
@@ -463,14 +466,13 @@ impl Db {
             return Ok((text.len() as u64, text.len() as u64));
         }
         let t = table.name();
-        let (next, count, len): (i64, i64, i64) = self.conn.query_row(
-            &format!(
+        let (next, count, len): (i64, i64, i64) = self
+            .conn
+            .prepare_cached(&format!(
                 "SELECT coalesce(max(seq) + 1, 0), count(*), coalesce(sum(octet_length(data)), 0)
                  FROM {t} WHERE session = ?1"
-            ),
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+            ))?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         let len = len as u64 + text.len() as u64;
         if text.is_empty() {
             return Ok((len, 0));
@@ -479,7 +481,8 @@ impl Db {
             let mut all = self.chunks(table, id, u64::MAX)?.unwrap_or_default();
             all.push_str(text);
             self.conn
-                .execute(&format!("DELETE FROM {t} WHERE session = ?1"), [id])?;
+                .prepare_cached(&format!("DELETE FROM {t} WHERE session = ?1"))?
+                .execute([id])?;
             self.insert_chunks(table, id, 0, &all)?;
             return Ok((len, all.len() as u64));
         }
