@@ -375,12 +375,14 @@ impl Db {
                 id
             }
             None => {
-                let id = self.conn
-                .prepare_cached("INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields, row_hash)
-                     VALUES (?1, 0, 0, 0, 0, 0, x'', 0)
-                     ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id")?
-                .query_row([&pb],
-                    |r| r.get(0),)?;
+                let id = self
+                    .conn
+                    .prepare_cached(
+                        "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields,
+                         row_hash) VALUES (?1, 0, 0, 0, 0, 0, x'', 0)
+                         ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
+                    )?
+                    .query_row([&pb], |r| r.get(0))?;
                 for t in ["texts", "tools", "state_nodes"] {
                     self.conn
                         .prepare_cached(&format!("DELETE FROM {t} WHERE session = ?1"))?
@@ -395,10 +397,13 @@ impl Db {
         let (tools_len, n) = self.add_chunks(Chunks::Tools, id, text.tools, appending)?;
         written += n;
         if let Some(parts) = &row.state {
-            let (next, count): (i64, i64) = self.conn
-                .prepare_cached("SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes WHERE session = ?1")?
-                .query_row([id],
-                |r| Ok((r.get(0)?, r.get(1)?)),)?;
+            let (next, count): (i64, i64) = self
+                .conn
+                .prepare_cached(
+                    "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes
+                     WHERE session = ?1",
+                )?
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
             let all;
             let nodes = if appending && count < MAX_CHUNKS {
                 parts.nodes_changed
