@@ -59,7 +59,15 @@ fn main() -> std::io::Result<()> {
         }),
         (
             "threaded",
-            vec![key(KeyCode::End), key(KeyCode::Up), key(KeyCode::Up)],
+            // Alt+→ opens the folded family: the fork under its parent session.
+            vec![
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                alt(KeyCode::Right),
+                key(KeyCode::Down),
+            ],
         ),
         ("rename", {
             let mut v = vec![key(KeyCode::Down), key(KeyCode::Down), ctrl('r')];
@@ -126,10 +134,13 @@ fn main() -> std::io::Result<()> {
             v
         }),
         ("families", {
-            // Alt+←: a session's forks folded under it, with their count.
-            let mut v = vec![key(KeyCode::End), key(KeyCode::Up), key(KeyCode::Up)];
-            v.extend([key(KeyCode::Up), alt(KeyCode::Left)]);
-            v
+            // Families start folded: the parent row counts its hidden forks (`▸ 1`).
+            vec![
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+                key(KeyCode::Down),
+            ]
         }),
         ("resume-offer", {
             // `r` on an entry the session does not resume at: check it out first?
