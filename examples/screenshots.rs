@@ -142,6 +142,13 @@ fn main() -> std::io::Result<()> {
                 key(KeyCode::Down),
             ]
         }),
+        ("handoff", {
+            // `y` in the view: copy the entry, id, path or resume command, or open a pager.
+            let mut v = typed("\"bytes pipeline\"");
+            v.push(key(KeyCode::Enter));
+            v.push(key(KeyCode::Char('y')));
+            v
+        }),
         ("resume-offer", {
             // `r` on an entry the session does not resume at: check it out first?
             let mut v = typed("\"PR #42\"");
