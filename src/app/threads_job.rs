@@ -194,21 +194,28 @@ mod tests {
         assert_eq!(s.picker.selected, 5);
     }
 
-    /// A session selected in another sort stays selected in the threaded one: its family
-    /// opens (and stays open), in the background build as at once.
-    #[test]
-    fn the_selected_session_is_never_folded_away() {
+    /// 1,000 families loaded; `fork` selected in the recent sort, then the threaded sort asked
+    /// for: the state and the effects of that rebuild.
+    fn selected_in_recent_then_threaded(fork: usize) -> (AppState, Vec<Effect>) {
         let (mut s, fx) = loaded_with(families(1_000), true);
         deliver(&mut s, &fx);
         s.picker.sort = crate::app::state::SortMode::Recent;
         s.picker.rebuild_rows();
-        let fork = 3 * 400 + 1;
         let pos = shown(&s).iter().position(|&r| r == fork).unwrap();
         s.picker.select(pos);
         s.picker.sort = crate::app::state::SortMode::Threaded;
         s.picker.rebuild_rows();
         let mut fx = Vec::new();
         crate::app::update::settle(&mut s, &mut fx);
+        (s, fx)
+    }
+
+    /// A session selected in another sort stays selected in the threaded one: its family
+    /// opens (and stays open), in the background build as at once.
+    #[test]
+    fn the_selected_session_is_never_folded_away() {
+        let fork = 3 * 400 + 1;
+        let (mut s, fx) = selected_in_recent_then_threaded(fork);
         deliver(&mut s, &fx);
         assert_eq!(s.picker.rows.len(), 1_002);
         assert_eq!(s.selected().map(|r| r.info.path.clone()), Some(path(fork)));
@@ -219,17 +226,8 @@ mod tests {
     /// older answer shows it open, without recording it (the newer build carries its own).
     #[test]
     fn only_the_newest_build_records_a_family_opened() {
-        let (mut s, fx) = loaded_with(families(1_000), true);
-        deliver(&mut s, &fx);
-        s.picker.sort = crate::app::state::SortMode::Recent;
-        s.picker.rebuild_rows();
         let fork = 3 * 10 + 2;
-        let pos = shown(&s).iter().position(|&r| r == fork).unwrap();
-        s.picker.select(pos);
-        s.picker.sort = crate::app::state::SortMode::Threaded;
-        s.picker.rebuild_rows();
-        let mut fx = Vec::new();
-        crate::app::update::settle(&mut s, &mut fx);
+        let (mut s, fx) = selected_in_recent_then_threaded(fork);
         let older = build_request(&fx).unwrap().clone();
         // Newer data while it runs (a rebuild): asked again, waiting.
         s.picker.rebuild_rows();
