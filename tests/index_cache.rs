@@ -80,6 +80,7 @@ fn cached_rows_are_reported_before_scanned_ones() {
     index.list(&roots(&dir), ListOptions::default(), |e| {
         events.push(match e {
             IndexEvent::Found(n) => format!("found {n}"),
+            IndexEvent::Listed(rows) => format!("listed {}", rows.len()),
             IndexEvent::Cached(rows) => format!("cached {}", rows.len()),
             IndexEvent::Scanned(s) => format!("scanned {}", s.id),
             IndexEvent::Problem(p) => format!("problem {}", p.reason),

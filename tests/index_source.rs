@@ -1,5 +1,6 @@
 //! The browser lists through the index: on the second launch every unchanged session arrives in
-//! the first batch, with its search text, without reading a session file.
+//! the first batch, without reading a session file, and its search text follows (read from the
+//! index after the rows were sent, so they show at once).
 
 use std::sync::{Arc, Mutex};
 
@@ -21,10 +22,18 @@ fn source(corpus: &std::path::Path, cache: &std::path::Path) -> IndexSource {
     }
 }
 
-/// The updates of one scan, as (kind, count) pairs, and the sessions.
-fn scan(src: &IndexSource) -> (Vec<(&'static str, usize)>, Vec<Arc<SessionRecord>>) {
+/// The updates of one scan, as (kind, count) pairs, the sessions as first sent, and those
+/// sent again with their text.
+type Scan = (
+    Vec<(&'static str, usize)>,
+    Vec<Arc<SessionRecord>>,
+    Vec<Arc<SessionRecord>>,
+);
+
+fn scan(src: &IndexSource) -> Scan {
     let mut kinds = Vec::new();
     let mut sessions = Vec::new();
+    let mut texts = Vec::new();
     src.scan(&mut |u| {
         match u {
             ScanUpdate::Found(n) => kinds.push(("found", n)),
@@ -32,12 +41,16 @@ fn scan(src: &IndexSource) -> (Vec<(&'static str, usize)>, Vec<Arc<SessionRecord
                 kinds.push(("sessions", s.len()));
                 sessions.extend(s);
             }
+            ScanUpdate::Texts(t) => {
+                kinds.push(("texts", t.len()));
+                texts.extend(t);
+            }
             ScanUpdate::Failed(f) => kinds.push(("failed", f.len())),
             ScanUpdate::Done => kinds.push(("done", 0)),
         }
         true
     });
-    (kinds, sessions)
+    (kinds, sessions, texts)
 }
 
 #[test]
@@ -47,15 +60,19 @@ fn second_launch_sends_every_session_in_the_first_batch() {
     copy_dir(&demo_source(), &corpus).unwrap();
     let cache = tmp.path().join("cache");
 
-    let (_, first) = scan(&source(&corpus, &cache));
+    let (_, first, _) = scan(&source(&corpus, &cache));
     let n = first.len();
     assert!(n >= 10);
 
-    let (kinds, second) = scan(&source(&corpus, &cache));
-    assert_eq!(kinds, vec![("found", n), ("sessions", n), ("done", 0)]);
-    // The search text came from the index.
+    let (kinds, second, texts) = scan(&source(&corpus, &cache));
+    assert_eq!(
+        kinds,
+        vec![("found", n), ("sessions", n), ("texts", n), ("done", 0)]
+    );
+    // The rows went first, without text; the search text came from the index after them.
+    assert!(second.iter().all(|r| r.prepared.as_str().is_empty()));
     assert!(
-        second
+        texts
             .iter()
             .any(|r| r.prepared.as_str().contains("rust-analyzer")),
         "no indexed text"
@@ -69,12 +86,13 @@ fn second_launch_sends_every_session_in_the_first_batch() {
     );
     text.push('\n');
     std::fs::write(changed, text).unwrap();
-    let (kinds, third) = scan(&source(&corpus, &cache));
+    let (kinds, third, _) = scan(&source(&corpus, &cache));
     assert_eq!(
         kinds,
         vec![
             ("found", n),
             ("sessions", n - 1),
+            ("texts", n - 1),
             ("sessions", 1),
             ("done", 0)
         ]

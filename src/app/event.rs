@@ -28,6 +28,9 @@ pub enum ScanUpdate {
     Found(usize),
     /// Sessions read since the last update.
     Sessions(Vec<Arc<SessionRecord>>),
+    /// Sessions already sent, again with their searchable text (read after the rows were
+    /// shown): each replaces the record of its path.
+    Texts(Vec<Arc<SessionRecord>>),
     /// Files that could not be read as sessions.
     Failed(Vec<Skipped>),
     /// Every file was read.

@@ -12,7 +12,7 @@ pub use super::live_data::{LiveRefresh, RefreshRequest, Refreshed};
 
 use super::event::Effect;
 use super::ops::{set_status, start_search};
-use super::state::{AppState, Mode, SessionRecord, StatusKind};
+use super::state::{AppState, Mode, PickerState, SessionRecord, StatusKind};
 
 /// The watcher saw these paths change.
 pub(crate) fn on_changed(state: &mut AppState, paths: Vec<PathBuf>) {
@@ -160,6 +160,33 @@ fn same_listing(old: &SessionRecord, new: &SessionRecord) -> bool {
         && a.entry_count == b.entry_count
 }
 
+impl PickerState {
+    /// Records sent again with their searchable text ([`super::event::ScanUpdate::Texts`]):
+    /// each takes its path's place (so rows, marks and search results keep pointing at it);
+    /// one without a place is added. Whether any was added (the rows must be rebuilt).
+    pub(crate) fn replace_records(&mut self, records: Vec<Arc<SessionRecord>>) -> bool {
+        let by_path: HashMap<PathBuf, usize> = self
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.info.path.clone(), i))
+            .collect();
+        let mut added = false;
+        for record in records {
+            match by_path.get(&record.info.path) {
+                Some(&i) => self.records[i] = record,
+                None => {
+                    self.records.push(record);
+                    self.deleted.push(false);
+                    self.loading.loaded += 1;
+                    added = true;
+                }
+            }
+        }
+        added
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +229,53 @@ mod tests {
             .iter()
             .map(|r| s.picker.records[r.record].info.id.clone())
             .collect()
+    }
+
+    /// The rows shown before their text was read (`ScanUpdate::Texts`): the records with
+    /// text take their places, and the rows and the selection stay.
+    #[test]
+    fn texts_sent_after_the_rows_replace_them_in_place() {
+        let bare = |name: &str, t: i64| {
+            let info = record(name, 1, t).info.clone();
+            Arc::new(SessionRecord::without_fs(
+                SessionInfo {
+                    all_messages_text: String::new(),
+                    ..info
+                },
+                true,
+            ))
+        };
+        let mut s = state(vec![bare("a", 30), bare("b", 20)]);
+        s.picker.select(1);
+        assert!(
+            s.picker
+                .records
+                .iter()
+                .all(|r| r.prepared.as_str().is_empty())
+        );
+        let generation = s.picker.loading.generation;
+        crate::app::update::update(
+            &mut s,
+            crate::app::event::Event::ScanResult {
+                generation,
+                update: crate::app::event::ScanUpdate::Texts(vec![
+                    record("b", 1, 20),
+                    record("a", 1, 30),
+                ]),
+            },
+        );
+        assert_eq!(titles(&s), ["a", "b"]);
+        assert_eq!(s.selected().unwrap().info.id, "b");
+        assert!(
+            s.picker.records[0]
+                .prepared
+                .as_str()
+                .contains("about a with")
+        );
+        assert_eq!(s.picker.records.len(), 2);
+        // One not sent before is added.
+        assert!(s.picker.replace_records(vec![record("c", 1, 10)]));
+        assert_eq!(s.picker.records.len(), 3);
     }
 
     /// A grown session moves up (newest first), a new one joins, a gone one leaves; the

@@ -2,6 +2,7 @@
 //! them streamed in batches: [`IndexSource`] sends the index cache's unchanged rows at once and
 //! then the files that are new or changed; [`FileSource`] reads every file.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -70,6 +71,8 @@ impl SessionSource for IndexSource {
         let mut batch: Vec<Arc<SessionRecord>> = Vec::new();
         let mut failed: Vec<Skipped> = Vec::new();
         let mut since = Instant::now();
+        // Paths sent before their text was read: what comes for them later replaces them.
+        let mut shown: HashSet<PathBuf> = HashSet::new();
         let opts = ListOptions { with_text: true };
         index.list(&self.roots, opts, |event| {
             if !listening {
@@ -77,9 +80,22 @@ impl SessionSource for IndexSource {
             }
             match event {
                 IndexEvent::Found(n) => listening = sink(ScanUpdate::Found(n)),
+                IndexEvent::Listed(rows) => {
+                    let records = rows.par_iter().map(record).collect();
+                    shown.extend(rows.iter().map(|r| r.path.clone()));
+                    listening = sink(ScanUpdate::Sessions(records));
+                }
                 IndexEvent::Cached(rows) => {
                     let records = rows.par_iter().map(record).collect();
-                    listening = sink(ScanUpdate::Sessions(records));
+                    listening = sink(if shown.is_empty() {
+                        ScanUpdate::Sessions(records)
+                    } else {
+                        ScanUpdate::Texts(records)
+                    });
+                }
+                // A cached row whose text could not be read, read again from its file.
+                IndexEvent::Scanned(info) if shown.contains(&info.path) => {
+                    listening = sink(ScanUpdate::Texts(vec![record(info)]));
                 }
                 IndexEvent::Scanned(info) => batch.push(record(info)),
                 IndexEvent::Problem(p) => failed.push(p.clone()),
@@ -139,7 +155,7 @@ pub(crate) fn refresh_through_index(
         changed.files,
         ListOptions { with_text: true },
         |event| match event {
-            IndexEvent::Found(_) => {}
+            IndexEvent::Found(_) | IndexEvent::Listed(_) => {}
             IndexEvent::Cached(rows) => records.extend(rows.iter().map(record)),
             IndexEvent::Scanned(info) => records.push(record(info)),
             IndexEvent::Problem(p) => problems.push(p.clone()),

@@ -347,6 +347,14 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
                 start_search(state, false);
             }
         }
+        ScanUpdate::Texts(records) => {
+            if picker.replace_records(records) {
+                picker.rebuild_rows();
+            }
+            if picker.search.query.is_some() {
+                start_search(state, false);
+            }
+        }
         ScanUpdate::Failed(skipped) => {
             picker.loading.loaded += skipped.len();
             picker.problems.extend(skipped);

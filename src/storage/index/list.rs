@@ -155,6 +155,8 @@ impl Index {
             }
         }
         if opts.with_text && !session_rows.is_empty() {
+            // Reading 10k sessions' text takes seconds; the rows can be shown meanwhile.
+            on_event(IndexEvent::Listed(&sessions));
             self.fill_texts(&mut sessions, &session_rows, &mut todo);
         }
         self.stats.cached = sessions.len() + cached_problems.len();

@@ -9,6 +9,7 @@
 //! let mut index = Index::open(false); // `true` = --no-cache: scan everything, write nothing
 //! let listing = index.list(&roots, ListOptions::default(), |event| match event {
 //!     IndexEvent::Found(total) => { /* the number of files, for progress */ }
+//!     IndexEvent::Listed(_) => { /* with text: the cached rows before their text is read */ }
 //!     IndexEvent::Cached(rows) => { /* unchanged files: all at once, before any parse */ }
 //!     IndexEvent::Scanned(row) => { /* a new or changed file, as soon as it is read */ }
 //!     IndexEvent::Problem(_) => {}
@@ -58,6 +59,9 @@ use ids::IndexedIds;
 pub enum IndexEvent<'a> {
     /// The roots were listed: this many session files will be reported (for progress).
     Found(usize),
+    /// With [`ListOptions::with_text`]: the sessions of [`IndexEvent::Cached`], sent before
+    /// their searchable text is read (it is empty here), so a list can show them at once.
+    Listed(&'a [SessionInfo]),
     /// Sessions whose files did not change: sent once, before any file is read.
     Cached(&'a [SessionInfo]),
     /// A session read now (new or changed file), as soon as it is ready.
