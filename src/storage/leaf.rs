@@ -12,8 +12,8 @@
 //! it with the whole session when that is ready). Cost: the bytes between the oldest entry
 //! kept and the end of the file, never the whole file for a large one.
 
+use crate::storage::fsutil::read_exact_at;
 use std::borrow::Cow;
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
@@ -261,23 +261,4 @@ struct Link<'a> {
 fn link_of(line: &[u8]) -> Option<Link<'_>> {
     let link: Link<'_> = serde_json::from_slice(line).ok()?;
     (link.ty.as_deref() != Some("session")).then_some(link)
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
-            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }

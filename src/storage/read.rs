@@ -1,5 +1,6 @@
 //! Opening session files for reading only.
 
+use crate::storage::fsutil::read_exact_at;
 use std::fs::File;
 use std::io;
 use std::path::Path;
@@ -93,25 +94,6 @@ impl LineSource for FileLines {
         read_exact_at(&self.file, &mut buf, offset)?;
         Ok(buf)
     }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The listing fields of one file, read streaming without keeping entries (the fast scan; see

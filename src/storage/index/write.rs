@@ -14,6 +14,7 @@
 //! first line, lines over [`MAX_LINE`]) falls back to the whole-file path, which explains
 //! itself.
 
+use crate::storage::fsutil::read_exact_at;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io;
@@ -387,25 +388,6 @@ fn line_for(
             note: None,
         },
     )))
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
-            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
