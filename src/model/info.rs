@@ -121,7 +121,7 @@ impl From<&Header> for HeaderFacts {
 /// map rather than a set of each, so an id followed by a child costs one allocation and one
 /// insert, the child's lookup none. Hashed with foldhash (seeded per process): SipHash and the
 /// two sets were an eighth of the cold scan.
-type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
+pub type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
 
@@ -196,6 +196,15 @@ impl InfoBuilder {
     /// Puts back text taken with [`InfoBuilder::take_text`].
     pub fn restore_text(&mut self, text: String) {
         self.texts = text;
+    }
+
+    /// Takes out the ids (id -> flags) and the tool-call text: an index stores them apart
+    /// from the rest of the builder (`storage::index::fresh::split`).
+    pub fn take_nodes_and_tools(&mut self) -> (IdMap, String) {
+        (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.tools),
+        )
     }
 
     pub fn entry(&mut self, e: &Entry) {

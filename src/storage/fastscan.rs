@@ -63,6 +63,12 @@ impl ScanState {
         self.builder.take_text()
     }
 
+    /// Takes out the builder's ids (id -> flags) and tool-call text, which an index stores
+    /// apart (see `index::fresh::split`); the state then serializes without them.
+    pub fn take_nodes_and_tools(&mut self) -> (crate::model::info::IdMap, String) {
+        self.builder.take_nodes_and_tools()
+    }
+
     /// Puts back the text taken with [`ScanState::take_builder_text`].
     pub fn restore_builder_text(&mut self, text: String) {
         self.builder.restore_text(text);
