@@ -281,8 +281,8 @@ impl InfoBuilder {
             self.add_usage(m.usage);
         }
         if role == Some("assistant") {
-            self.last_stop_reason = m.stop_reason.map(str::to_owned);
-            self.last_model = m.model.map(str::to_owned);
+            set_reusing(&mut self.last_stop_reason, m.stop_reason);
+            set_reusing(&mut self.last_model, m.model);
         }
         if !matches!(role, Some("user" | "assistant")) {
             return;
@@ -437,6 +437,21 @@ impl InfoBuilder {
             all_messages_text: texts,
             tool_text: self.tools.clone(),
         })
+    }
+}
+
+/// Sets `slot` to `value`, reusing the string it holds (every assistant message sets the last
+/// stop reason and model, mostly to what they were: two allocations a message otherwise).
+fn set_reusing(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(s), Some(v)) => {
+            if s != v {
+                s.clear();
+                s.push_str(v);
+            }
+        }
+        (None, Some(v)) => *slot = Some(v.to_owned()),
+        (_, None) => *slot = None,
     }
 }
 

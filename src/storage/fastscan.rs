@@ -12,7 +12,7 @@ use crate::model::info::{EntryFacts, InfoBuilder, SessionInfo};
 use crate::model::parse::{
     Line, LineValue, LongLine, RawLine, entry_from, for_each_line_in, header_from, parse_line,
 };
-use crate::model::scan::parse_lite;
+use crate::model::scan::{LiteEntry, parse_lite_into};
 
 /// Which line parser to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,10 +90,8 @@ impl ScanState {
     }
 
     fn line(&mut self, line: &RawLine<'_>, mode: ParseMode) {
-        if mode == ParseMode::Fast
-            && self.objects > 0
-            && let Some(entry) = parse_lite(line.bytes)
-        {
+        let mut entry = LiteEntry::default();
+        if mode == ParseMode::Fast && self.objects > 0 && parse_lite_into(line.bytes, &mut entry) {
             self.objects += 1;
             if entry.ty.as_deref() == Some("session") {
                 self.issues += 1;
