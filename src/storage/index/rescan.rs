@@ -79,7 +79,10 @@ fn prepare(
     let offset = state.offset();
     let (rest, nodes, tools) = fresh::split(state)?;
     let (changed, all_json) = match old_nodes {
-        Some(old) => (serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?, None),
+        Some(old) => (
+            serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
+            None,
+        ),
         None => (Vec::new(), Some(fresh::nodes_json(&nodes))),
     };
     Some(Stored {
