@@ -19,10 +19,6 @@ pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, pat
 pub const DB_FILE: &str = "index.sqlite3";
 /// `PRAGMA user_version` of the schema below.
 pub const SCHEMA_VERSION: i64 = 3;
-/// The page size of a new database file.
-const PAGE_SIZE: i64 = 16 << 10;
-/// The page cache of a listing's write transaction, in KiB (negative: SQLite's unit for KiB).
-const WRITE_CACHE_KIB: i64 = -(32 << 10);
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Files of the hand-written index grove used before (removed when the database is created).
@@ -166,12 +162,6 @@ impl Db {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        if fresh {
-            // Before anything is written (a page size is fixed once the file has a page):
-            // pages of 16 KiB instead of 4 write a filling listing's text in a quarter of the
-            // system calls (31,700 `pwrite`s of 4 KiB at 1k real-pi sessions).
-            conn.pragma_update(None, "page_size", PAGE_SIZE)?;
-        }
         // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
         // transaction, never corrupt the file (a lost transaction is a rescan).
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -334,30 +324,17 @@ impl Db {
         Ok(Some((state, nodes)))
     }
 
-    /// Starts the listing's one write transaction (waits for another process's to end), with
-    /// a page cache large enough for the pages it changes again and again (the tables' and
-    /// indexes' B-tree pages): with SQLite's default of 2 MB a filling listing spilled them to
-    /// the WAL and read them back thousands of times.
+    /// Starts the listing's one write transaction (waits for another process's to end).
     pub fn begin(&self) -> rusqlite::Result<()> {
-        self.conn
-            .pragma_update(None, "cache_size", WRITE_CACHE_KIB)?;
         self.conn.execute_batch("BEGIN IMMEDIATE")
     }
 
     pub fn commit(&self) -> rusqlite::Result<()> {
-        let r = self.conn.execute_batch("COMMIT");
-        self.default_cache();
-        r
+        self.conn.execute_batch("COMMIT")
     }
 
     pub fn rollback(&self) {
         let _ = self.conn.execute_batch("ROLLBACK");
-        self.default_cache();
-    }
-
-    /// Back to SQLite's default page cache (reads need no more; its pages are freed).
-    fn default_cache(&self) {
-        let _ = self.conn.pragma_update(None, "cache_size", -2000);
     }
 
     /// Writes one file's row: a full row (`resumed_from` = `None`), or the row of a file
