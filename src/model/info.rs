@@ -121,7 +121,7 @@ impl From<&Header> for HeaderFacts {
 /// map rather than a set of each, so an id followed by a child costs one allocation and one
 /// insert, the child's lookup none. Hashed with foldhash (seeded per process): SipHash and the
 /// two sets were an eighth of the cold scan.
-type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
+pub type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
 
@@ -198,6 +198,15 @@ impl InfoBuilder {
         self.texts = text;
     }
 
+    /// Takes out the ids (id -> flags) and the tool-call text: an index stores them apart
+    /// from the rest of the builder (`storage::index::fresh::split`).
+    pub fn take_nodes_and_tools(&mut self) -> (IdMap, String) {
+        (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.tools),
+        )
+    }
+
     pub fn entry(&mut self, e: &Entry) {
         let tools = entry_tool_text(e);
         let mut text_buf = None;
@@ -272,8 +281,8 @@ impl InfoBuilder {
             self.add_usage(m.usage);
         }
         if role == Some("assistant") {
-            self.last_stop_reason = m.stop_reason.map(str::to_owned);
-            self.last_model = m.model.map(str::to_owned);
+            set_reusing(&mut self.last_stop_reason, m.stop_reason);
+            set_reusing(&mut self.last_model, m.model);
         }
         if !matches!(role, Some("user" | "assistant")) {
             return;
@@ -428,6 +437,21 @@ impl InfoBuilder {
             all_messages_text: texts,
             tool_text: self.tools.clone(),
         })
+    }
+}
+
+/// Sets `slot` to `value`, reusing the string it holds (every assistant message sets the last
+/// stop reason and model, mostly to what they were: two allocations a message otherwise).
+fn set_reusing(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(s), Some(v)) => {
+            if s != v {
+                s.clear();
+                s.push_str(v);
+            }
+        }
+        (None, Some(v)) => *slot = Some(v.to_owned()),
+        (_, None) => *slot = None,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::model::info::{EntryFacts, InfoBuilder, SessionInfo};
 use crate::model::parse::{
     Line, LineValue, LongLine, RawLine, entry_from, for_each_line_in, header_from, parse_line,
 };
-use crate::model::scan::parse_lite;
+use crate::model::scan::{LiteEntry, parse_lite_into};
 
 /// Which line parser to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +63,12 @@ impl ScanState {
         self.builder.take_text()
     }
 
+    /// Takes out the builder's ids (id -> flags) and tool-call text, which an index stores
+    /// apart (see `index::fresh::split`); the state then serializes without them.
+    pub fn take_nodes_and_tools(&mut self) -> (crate::model::info::IdMap, String) {
+        self.builder.take_nodes_and_tools()
+    }
+
     /// Puts back the text taken with [`ScanState::take_builder_text`].
     pub fn restore_builder_text(&mut self, text: String) {
         self.builder.restore_text(text);
@@ -84,10 +90,8 @@ impl ScanState {
     }
 
     fn line(&mut self, line: &RawLine<'_>, mode: ParseMode) {
-        if mode == ParseMode::Fast
-            && self.objects > 0
-            && let Some(entry) = parse_lite(line.bytes)
-        {
+        let mut entry = LiteEntry::default();
+        if mode == ParseMode::Fast && self.objects > 0 && parse_lite_into(line.bytes, &mut entry) {
             self.objects += 1;
             if entry.ty.as_deref() == Some("session") {
                 self.issues += 1;

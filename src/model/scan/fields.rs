@@ -199,8 +199,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The line's object (at `{`).
-    pub(super) fn root(&mut self) -> Option<LiteEntry<'a>> {
-        let mut e = LiteEntry::default();
+    pub(super) fn root(&mut self, e: &mut LiteEntry<'a>) -> Option<()> {
         let mut seen_ty = false;
         let (mut seen_message, mut seen_usage, mut seen_details) = (false, false, false);
         let (mut id, mut parent, mut ts, mut name, mut target, mut label, mut summary, mut through) =
@@ -276,6 +275,6 @@ impl<'a> Cursor<'a> {
         e.label = label.flatten();
         e.summary = summary.flatten();
         e.summarized_through_id = through.flatten();
-        Some(e)
+        Some(())
     }
 }

@@ -35,6 +35,10 @@ const SIMPLE_ESCAPE: [bool; 256] = {
 /// position of its closing quote and whether it holds escapes; `None` for an invalid escape, a
 /// `\u` escape of a surrogate, or no closing quote. `b` must hold no byte below 0x20
 /// ([`has_control`]); such bytes are not looked at.
+///
+/// Inlined: most strings (keys, ids, short values; 6.5 M of them at 1k real-pi sessions) end
+/// in the probe, where a call's prologue and epilogue cost about as much as the probe itself.
+#[inline]
 pub(super) fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
     if let Some(probe) = b.get(start..start + 16) {
         let m = masks16(probe.try_into().ok()?);
@@ -42,7 +46,18 @@ pub(super) fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
         if first != 0 && m.backslash & (first - 1) == 0 {
             return Some((start + first.trailing_zeros() as usize, false));
         }
+        if m.quote | m.backslash == 0 {
+            // 16 plain bytes: the blocks start after them (no escape carried in).
+            return string_end_blocks(b, start + 16);
+        }
     }
+    string_end_blocks(b, start)
+}
+
+/// [`string_end`] past its probe: a block of 64 bytes at a time from `start`, which must not
+/// be the byte after a backslash.
+#[inline(never)]
+fn string_end_blocks(b: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut pad = [0u8; 64];
     let mut carry = 0;
     let mut has_escape = false;

@@ -397,22 +397,33 @@ impl Db {
         let (tools_len, n) = self.add_chunks(Chunks::Tools, id, text.tools, appending)?;
         written += n;
         if let Some(parts) = &row.state {
-            let (next, count): (i64, i64) = self
-                .conn
-                .prepare_cached(
-                    "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes
-                     WHERE session = ?1",
-                )?
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            // A new row's node chunks were removed above: none to count or remove again.
+            let (next, count): (i64, i64) = if appending {
+                self.conn
+                    .prepare_cached(
+                        "SELECT coalesce(max(seq) + 1, 0), count(*) FROM state_nodes
+                         WHERE session = ?1",
+                    )?
+                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            } else {
+                (0, 0)
+            };
             let all;
             let nodes = if appending && count < MAX_CHUNKS {
                 parts.nodes_changed
             } else {
-                self.conn
-                    .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
-                    .execute([id])?;
-                all = serde_json::to_vec(parts.nodes_all).unwrap_or_default();
-                &all
+                if appending {
+                    self.conn
+                        .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
+                        .execute([id])?;
+                }
+                match parts.nodes_all_json {
+                    Some(json) => json,
+                    None => {
+                        all = super::fresh::nodes_json(parts.nodes_all);
+                        &all
+                    }
+                }
             };
             if !nodes.is_empty() && nodes != b"{}" {
                 self.conn

@@ -461,6 +461,7 @@ impl Index {
                     rest: &p.rest,
                     nodes_changed: &p.nodes_changed,
                     nodes_all: &p.nodes_all,
+                    nodes_all_json: p.nodes_all_json.as_deref(),
                 }),
                 resume_offset: parts.map_or(0, |p| p.offset),
                 tail_hash: parts.map_or(0, |p| p.tail_hash),

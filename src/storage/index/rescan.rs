@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::db::FileKey;
 use super::fresh;
 use crate::model::context::Dialect;
+use crate::model::info::IdMap;
 use crate::model::info::SessionInfo;
 use crate::storage::fastscan::{ParseMode, ScanState, scan_with};
 use crate::storage::open::ReadError;
@@ -56,7 +57,10 @@ pub(super) struct Rescanned {
 pub(super) struct Stored {
     pub(super) rest: Vec<u8>,
     pub(super) nodes_changed: Vec<u8>,
-    pub(super) nodes_all: Map<String, Value>,
+    pub(super) nodes_all: IdMap,
+    /// `nodes_all` serialized here, on the reading thread, for a new row (stored whole); a
+    /// resumed row's are serialized only if its chunks are folded.
+    pub(super) nodes_all_json: Option<Vec<u8>>,
     /// The state's tool-call text (kept apart from `rest`).
     pub(super) tools: String,
     pub(super) offset: u64,
@@ -67,22 +71,27 @@ pub(super) struct Stored {
 /// The state of a scan ready to store: its JSON without nodes, the nodes changed since
 /// `old_nodes` (a resumed file) and all nodes; `None` if it does not serialize or lost nodes.
 fn prepare(
-    state: &ScanState,
+    state: &mut ScanState,
     head_hash: u64,
     tail_hash: u64,
     old_nodes: Option<&Map<String, Value>>,
 ) -> Option<Stored> {
+    let offset = state.offset();
     let (rest, nodes, tools) = fresh::split(state)?;
-    let changed = match old_nodes {
-        Some(old) => serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
-        None => Vec::new(),
+    let (changed, all_json) = match old_nodes {
+        Some(old) => (
+            serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
+            None,
+        ),
+        None => (Vec::new(), Some(fresh::nodes_json(&nodes))),
     };
     Some(Stored {
         rest,
         nodes_changed: changed,
         nodes_all: nodes,
+        nodes_all_json: all_json,
         tools,
-        offset: state.offset(),
+        offset,
         head_hash,
         tail_hash,
     })
@@ -146,7 +155,7 @@ pub(super) fn rescan(
     let stored = keep_state
         .then(|| settled(&file.path, &s.meta, &state))
         .flatten()
-        .and_then(|(head, tail)| prepare(&state, head, tail, old_nodes.as_ref()))
+        .and_then(|(head, tail)| prepare(&mut state, head, tail, old_nodes.as_ref()))
         .map(|p| (p, state_len));
     let offsets = (large && stored.is_some()).then(|| offsets.finish());
     Ok(Rescanned {
