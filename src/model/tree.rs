@@ -571,4 +571,46 @@ pub(crate) mod tests {
             }
         );
     }
+
+    #[test]
+    fn ids_index_the_last_entry_with_each_id_and_children_are_one_list() {
+        let s = session(&[
+            &msg("a", None, 1),
+            &msg("b", Some("a"), 4),
+            &msg("a", None, 2),
+            &msg("c", Some("a"), 3),
+            &msg("d", Some("b"), 1),
+            &msg("", Some("zz"), 5),
+            &msg("e", Some("b"), 0),
+        ]);
+        let t = &s.tree;
+        // The later "a" (index 2) shadows the first, and is reported.
+        assert_eq!(t.index_of("a"), Some(2));
+        assert_eq!(t.index_of("b"), Some(1));
+        assert_eq!(t.index_of(""), Some(5));
+        assert_eq!((t.index_of("zz"), t.index_of("ab")), (None, None));
+        assert_eq!(t.by_id.len(), 6);
+        assert!(
+            t.issues
+                .iter()
+                .any(|i| i.message.contains("duplicate id a"))
+        );
+        // "b" and "c" hang from the later "a", "d" and "e" from "b".
+        let parents = vec![None, Some(2), None, Some(2), Some(1), None, Some(1)];
+        assert_eq!(t.parent, parents);
+        let naive: Vec<Vec<usize>> = (0..7)
+            .map(|p| (0..7).filter(|&c| t.parent[c] == Some(p)).collect())
+            .collect();
+        assert_eq!(t.children.len(), 7);
+        assert_eq!(&t.children[1], [6, 4]); // "e" (00:00) before "d" (00:01)
+        assert_eq!(&t.children[2], [3, 1]); // "c" (00:03) before "b" (00:04)
+        for (p, kids) in t.children.iter().enumerate() {
+            let mut sorted = naive[p].clone();
+            sorted.sort_by_key(|&c| s.entries()[c].timestamp_ms);
+            assert_eq!(kids, sorted.as_slice());
+        }
+        assert!(t.children[99].is_empty());
+        assert_eq!(t.roots, vec![0, 2, 5]);
+        assert_eq!(t.leaf_count(), 5);
+    }
 }

@@ -517,4 +517,52 @@ mod tests {
         let line = r#"{"a":1,"b":2,"a":3}"#;
         assert_eq!(skim(line).object, whole(line));
     }
+
+    /// Text of any length as it stands between a JSON string's quotes: white space (a run
+    /// longer than a kept prefix included), escapes, characters of one to four bytes.
+    fn any_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just(" ".to_owned()),
+            Just(r"\n\t".to_owned()),
+            Just(r"\u00e9\u2028".to_owned()),
+            Just(" ".repeat(1500)),
+            Just("é".to_owned()),
+            Just("😀".to_owned()),
+            Just(r#"\"quoted\""#.to_owned()),
+            "[a-z]{1,40}",
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        /// The digest's text and `has_text`, read off the line without unescaping more than
+        /// its head (`text_head`), are those of the whole message, over several blocks.
+        #[test]
+        fn a_texts_head_is_the_whole_messages(
+            texts in proptest::collection::vec((any_text(), 0..3u8), 1..5),
+            as_string in proptest::bool::ANY,
+        ) {
+            let content = if as_string {
+                format!("\"{}\"", texts[0].0)
+            } else {
+                let blocks: Vec<String> = texts
+                    .iter()
+                    .map(|(t, kind)| {
+                        let ty = ["text", "thinking", "image"][usize::from(*kind)];
+                        format!(r#"{{"type":"{ty}","text":"{t}"}}"#)
+                    })
+                    .collect();
+                format!("[{}]", blocks.join(","))
+            };
+            let line = format!(
+                r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00Z","message":{{"role":"toolResult","content":{content}}}}}"#
+            );
+            let skimmed = skim(&line);
+            let w = whole(&line);
+            let message = w["message"].as_object().expect("an object");
+            let (_, digest) = skimmed.message.expect("a digest");
+            proptest::prop_assert_eq!(digest, MessageDigest::of(message));
+        }
+    }
 }
