@@ -119,11 +119,17 @@ pub(super) fn read_blocks<R: Read>(
     Ok((total, last_newline))
 }
 
-/// Reads into `buf` until it is full or the input ends; returns the bytes read.
+/// At most this many bytes are asked of the reader at once: a cancellable load is asked
+/// whether it was cancelled before every read, so it stops within a megabyte.
+const READ_BYTES: usize = 1 << 20;
+
+/// Reads into `buf` until it is full or the input ends, [`READ_BYTES`] at a time; returns the
+/// bytes read.
 fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
+        let end = buf.len().min(filled + READ_BYTES);
+        match reader.read(&mut buf[filled..end]) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
