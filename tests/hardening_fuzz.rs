@@ -27,7 +27,7 @@ fn exercise(data: &[u8]) {
     assert_eq!(t.parent.len(), n);
     assert!(t.leaf.is_none_or(|l| l < n));
     // Every entry is reachable from exactly one root and every upward walk ends.
-    let reachable: usize = t.children.iter().map(Vec::len).sum::<usize>() + t.roots.len();
+    let reachable: usize = t.children.iter().map(<[usize]>::len).sum::<usize>() + t.roots.len();
     assert_eq!(reachable, n, "children + roots must cover every entry once");
     for i in 0..n {
         let path = t.path_to(i);

@@ -45,9 +45,164 @@ impl NameState {
     }
 }
 
-/// Entry index by id. Hashed with foldhash (seeded per process): a big session has hundreds of
-/// thousands of ids, and SipHash was most of building its tree.
-pub type IdIndex = HashMap<String, usize, foldhash::fast::RandomState>;
+/// Entry index by id: each id once, in one string (ids are a few bytes; a `String` per id,
+/// twice over with the map's keys, was a fifth of a large session's structure), and a table of
+/// entry indices hashed by id with foldhash (seeded per process: a big session has hundreds of
+/// thousands of ids, and SipHash was most of building its tree).
+#[derive(Clone, Default)]
+pub struct IdIndex {
+    /// The ids of entries `0..ends.len()`, one after the other.
+    ids: String,
+    /// Where each entry's id ends in `ids`.
+    ends: Vec<usize>,
+    /// Indices of the entries by their id: the *last* entry with each id.
+    table: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl std::fmt::Debug for IdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdIndex")
+            .field("entries", &self.ends.len())
+            .field("ids", &self.table.len())
+            .finish()
+    }
+}
+
+impl IdIndex {
+    fn with_capacity(entries: usize) -> IdIndex {
+        IdIndex {
+            ids: String::with_capacity(entries * 8),
+            ends: Vec::with_capacity(entries),
+            table: hashbrown::HashTable::with_capacity(entries),
+            hasher: Default::default(),
+        }
+    }
+
+    /// The id of entry `index` as indexed.
+    fn id(&self, index: usize) -> &str {
+        IdIndex::ids_view(&self.ids, &self.ends)(index)
+    }
+
+    /// Adds the next entry's id (entries are added in file order, from 0); returns the entry
+    /// it shadows, an earlier one with the same id.
+    fn push(&mut self, id: &str) -> Option<usize> {
+        use std::hash::BuildHasher;
+        let index = self.ends.len();
+        self.ids.push_str(id);
+        self.ends.push(self.ids.len());
+        let hash = self.hasher.hash_one(id);
+        let Self {
+            ids,
+            ends,
+            table,
+            hasher,
+        } = self;
+        let view = IdIndex::ids_view(ids, ends);
+        match table.entry(
+            hash,
+            |&i| view(i as usize) == id,
+            |&i| hasher.hash_one(view(i as usize)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut o) => {
+                let prev = *o.get() as usize;
+                *o.get_mut() = index as u32;
+                Some(prev)
+            }
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(index as u32);
+                None
+            }
+        }
+    }
+
+    fn ids_view<'a>(ids: &'a str, ends: &'a [usize]) -> impl Fn(usize) -> &'a str + 'a {
+        move |i| {
+            let start = i.checked_sub(1).and_then(|k| ends.get(k)).copied();
+            let end = ends.get(i).copied();
+            ids.get(start.unwrap_or(0)..end.unwrap_or(0))
+                .unwrap_or_default()
+        }
+    }
+
+    /// The entry index of the last entry with `id`.
+    pub fn get(&self, id: &str) -> Option<usize> {
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one(id);
+        self.table
+            .find(hash, |&i| self.id(i as usize) == id)
+            .map(|&i| i as usize)
+    }
+
+    /// The number of distinct ids.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+/// The children of every entry in one list (an entry's are `list[start[e]..start[e + 1]]`): a
+/// vector per entry was an allocation per entry of a chain of hundreds of thousands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Children {
+    start: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    /// The children of `entry`, ordered by timestamp (none for an entry out of range).
+    pub fn of(&self, entry: usize) -> &[usize] {
+        match (self.start.get(entry), self.start.get(entry + 1)) {
+            (Some(&a), Some(&b)) => &self.list[a..b],
+            _ => &[],
+        }
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The children of each entry in turn.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[usize]> + '_ {
+        (0..self.len()).map(|e| self.of(e))
+    }
+
+    /// Each entry's children in file order, from each entry's parent.
+    fn from_parents(parent: &[Option<usize>]) -> Children {
+        let n = parent.len();
+        let mut start = vec![0usize; n + 1];
+        for p in parent.iter().flatten() {
+            start[p + 1] += 1;
+        }
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut next = start.clone();
+        let mut list = vec![0usize; start[n]];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = *p {
+                list[next[p]] = i;
+                next[p] += 1;
+            }
+        }
+        Children { start, list }
+    }
+}
+
+impl std::ops::Index<usize> for Children {
+    type Output = [usize];
+    fn index(&self, entry: usize) -> &[usize] {
+        self.of(entry)
+    }
+}
 
 /// The tree over a session's entries.
 #[derive(Clone, Debug, Default)]
@@ -58,7 +213,7 @@ pub struct SessionTree {
     /// or a cycle broken here).
     pub parent: Vec<Option<usize>>,
     /// Children of each entry, ordered by timestamp (stable).
-    pub children: Vec<Vec<usize>>,
+    pub children: Children,
     /// Roots in file order.
     pub roots: Vec<usize>,
     /// The leaf on load: the last entry in file order, whatever its type.
@@ -75,13 +230,12 @@ impl SessionTree {
         let n = entries.len();
         let mut t = SessionTree {
             parent: vec![None; n],
-            children: vec![Vec::new(); n],
             leaf: n.checked_sub(1),
-            by_id: IdIndex::with_capacity_and_hasher(n, Default::default()),
+            by_id: IdIndex::with_capacity(n),
             ..Default::default()
         };
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(prev) = t.by_id.insert(e.id.clone(), i) {
+        for e in entries {
+            if let Some(prev) = t.by_id.push(&e.id) {
                 t.issues.push(tree_issue(
                     e.line,
                     format!(
@@ -120,7 +274,7 @@ impl SessionTree {
             .map(|e| match &e.parent_id {
                 None => Some(None),
                 Some(p) if *p == e.id => Some(None),
-                Some(p) => by_id.get(p).map(|&pi| Some(pi)),
+                Some(p) => by_id.get(p).map(Some),
             })
             .collect();
         for (i, (e, found)) in entries.iter().zip(found).enumerate() {
@@ -135,28 +289,27 @@ impl SessionTree {
             t.parent[i] = parent;
         }
         t.break_cycles(entries);
-        for i in 0..n {
-            match t.parent[i] {
-                Some(p) => t.children[p].push(i),
-                None => t.roots.push(i),
-            }
-        }
+        t.roots = (0..n).filter(|&i| t.parent[i].is_none()).collect();
+        t.children = Children::from_parents(&t.parent);
         // Children by timestamp, stable; an unparseable timestamp keeps its neighbour's place
         // (JS compares NaN as equal) without breaking the total order Rust's sort needs.
-        for list in &mut t.children {
+        let Children { start, list } = &mut t.children;
+        let mut keyed: Vec<(i64, usize)> = Vec::new();
+        for w in start.windows(2) {
+            let list = &mut list[w[0]..w[1]];
             if list.len() > 1 {
                 let mut last = i64::MIN;
-                let mut keyed: Vec<(i64, usize)> = list
-                    .iter()
-                    .map(|&c| {
-                        if let Some(ms) = entries[c].timestamp_ms {
-                            last = ms;
-                        }
-                        (last, c)
-                    })
-                    .collect();
+                keyed.clear();
+                keyed.extend(list.iter().map(|&c| {
+                    if let Some(ms) = entries[c].timestamp_ms {
+                        last = ms;
+                    }
+                    (last, c)
+                }));
                 keyed.sort_by_key(|&(k, _)| k);
-                *list = keyed.into_iter().map(|(_, c)| c).collect();
+                for (slot, &(_, c)) in list.iter_mut().zip(&keyed) {
+                    *slot = c;
+                }
             }
         }
         t
@@ -220,7 +373,7 @@ impl SessionTree {
 
     /// The entry index for an id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id)
     }
 
     /// The path from the root to `index`, inclusive (pi's `getBranch`).
@@ -388,7 +541,7 @@ pub(crate) mod tests {
             &msg("b", Some("a"), 3),
             &msg("d", Some("d"), 6),
         ]);
-        assert_eq!(s.tree.children[0], vec![2, 1]);
+        assert_eq!(s.tree.children[0], [2, 1]);
         assert_eq!(s.tree.roots, vec![0, 3]);
         assert_eq!(s.leaf_id(), Some("d"));
     }
@@ -417,5 +570,47 @@ pub(crate) mod tests {
                 name: None
             }
         );
+    }
+
+    #[test]
+    fn ids_index_the_last_entry_with_each_id_and_children_are_one_list() {
+        let s = session(&[
+            &msg("a", None, 1),
+            &msg("b", Some("a"), 4),
+            &msg("a", None, 2),
+            &msg("c", Some("a"), 3),
+            &msg("d", Some("b"), 1),
+            &msg("", Some("zz"), 5),
+            &msg("e", Some("b"), 0),
+        ]);
+        let t = &s.tree;
+        // The later "a" (index 2) shadows the first, and is reported.
+        assert_eq!(t.index_of("a"), Some(2));
+        assert_eq!(t.index_of("b"), Some(1));
+        assert_eq!(t.index_of(""), Some(5));
+        assert_eq!((t.index_of("zz"), t.index_of("ab")), (None, None));
+        assert_eq!(t.by_id.len(), 6);
+        assert!(
+            t.issues
+                .iter()
+                .any(|i| i.message.contains("duplicate id a"))
+        );
+        // "b" and "c" hang from the later "a", "d" and "e" from "b".
+        let parents = vec![None, Some(2), None, Some(2), Some(1), None, Some(1)];
+        assert_eq!(t.parent, parents);
+        let naive: Vec<Vec<usize>> = (0..7)
+            .map(|p| (0..7).filter(|&c| t.parent[c] == Some(p)).collect())
+            .collect();
+        assert_eq!(t.children.len(), 7);
+        assert_eq!(&t.children[1], [6, 4]); // "e" (00:00) before "d" (00:01)
+        assert_eq!(&t.children[2], [3, 1]); // "c" (00:03) before "b" (00:04)
+        for (p, kids) in t.children.iter().enumerate() {
+            let mut sorted = naive[p].clone();
+            sorted.sort_by_key(|&c| s.entries()[c].timestamp_ms);
+            assert_eq!(kids, sorted.as_slice());
+        }
+        assert!(t.children[99].is_empty());
+        assert_eq!(t.roots, vec![0, 2, 5]);
+        assert_eq!(t.leaf_count(), 5);
     }
 }

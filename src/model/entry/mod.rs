@@ -228,14 +228,72 @@ impl Entry {
         (offset, len): (u64, usize),
         source: Arc<dyn LineSource>,
     ) -> Entry {
-        let mut e = Entry::new(skimmed.object, line);
-        if let Some((role, digest)) = skimmed.message {
-            e.role = role;
-            e.digest = Some(Box::new(digest));
+        let Some((role, digest)) = skimmed.message else {
+            return Self::new_slim_object(skimmed.object, line, (offset, len), source);
+        };
+        // A message entry (the slim parser took its message into the digest): one pass over
+        // the object's few fields, which the entry's own fields hold when they are strings and
+        // the rest of the object keeps in order (most slim objects are left empty). The same
+        // as [`Entry::new`] followed by taking the lifted strings out, without a lookup per
+        // field (the map hashes every key).
+        let mut kind = EntryKind::Other;
+        let (mut id, mut parent_id, mut timestamp) = (String::new(), None, None);
+        let mut lifted = 0;
+        let mut rest = JsonMap::new();
+        for (key, value) in skimmed.object {
+            match (key.as_str(), value) {
+                ("type", Value::String(t)) => {
+                    kind = EntryKind::from_type(&t);
+                    if kind.type_name().is_some() {
+                        lifted |= LIFTED_TYPE;
+                    } else {
+                        rest.insert(key, Value::String(t));
+                    }
+                }
+                ("id", Value::String(v)) => {
+                    id = v;
+                    lifted |= LIFTED_ID;
+                }
+                ("parentId", Value::String(v)) => {
+                    parent_id = Some(v);
+                    lifted |= LIFTED_PARENT;
+                }
+                ("timestamp", Value::String(v)) => timestamp = Some(v.into_boxed_str()),
+                (_, value) => {
+                    rest.insert(key, value);
+                }
+            }
         }
-        // The digest holds all the views read of the message (the slim parser left it out of
-        // the object), and the entry's own fields the ids, type and time: their JSON goes,
-        // which leaves most slim objects empty.
+        Entry {
+            line,
+            kind,
+            id,
+            parent_id,
+            timestamp_ms: timestamp.as_deref().and_then(parse_iso_ms),
+            role,
+            digest: Some(Box::new(digest)),
+            slim: SlimMap::from(rest),
+            elided: Some(Box::new(Elided {
+                offset,
+                len,
+                source,
+                whole: OnceLock::new(),
+                lifted,
+                timestamp,
+            })),
+        }
+    }
+
+    /// [`Entry::new_slim`] of an object that is not a message entry's (a long string of it
+    /// was shortened).
+    fn new_slim_object(
+        object: JsonMap,
+        line: usize,
+        (offset, len): (u64, usize),
+        source: Arc<dyn LineSource>,
+    ) -> Entry {
+        let mut e = Entry::new(object, line);
+        // The entry's own fields hold the ids, type and time: their JSON goes.
         let mut lifted = 0;
         if e.kind.type_name().is_some() && take_string(&mut e.slim, "type").is_some() {
             lifted |= LIFTED_TYPE;

@@ -55,13 +55,19 @@ pub(super) fn read_blocks<R: Read>(
     let mut last_newline = true;
     loop {
         let mut data = spare.try_recv().unwrap_or_default();
-        data.clear();
-        data.append(&mut carry);
+        let kept = carry.len();
         // Doubling for a line longer than a block: no quadratic copying.
-        let want = data.len().max(BLOCK_BYTES) as u64;
-        // Room for the whole read at once: growing by steps copies the block each time.
-        data.reserve_exact(want as usize + 1);
-        let n = (&mut reader).take(want).read_to_end(&mut data)? as u64;
+        let want = kept.max(BLOCK_BYTES);
+        // The carried partial line, then the read into the rest. A buffer that comes back is
+        // already as long (`read_to_end` would zero the whole block again before every read).
+        if data.len() < kept + want {
+            data.resize(kept + want, 0);
+        }
+        data[..kept].copy_from_slice(&carry);
+        carry.clear();
+        let n = read_full(&mut reader, &mut data[kept..kept + want])?;
+        data.truncate(kept + n);
+        let (n, want) = (n as u64, want as u64);
         total += n;
         let eof = n < want;
         if n > 0 {
@@ -111,6 +117,26 @@ pub(super) fn read_blocks<R: Read>(
         }
     }
     Ok((total, last_newline))
+}
+
+/// At most this many bytes are asked of the reader at once: a cancellable load is asked
+/// whether it was cancelled before every read, so it stops within a megabyte.
+const READ_BYTES: usize = 1 << 20;
+
+/// Reads into `buf` until it is full or the input ends, [`READ_BYTES`] at a time; returns the
+/// bytes read.
+fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let end = buf.len().min(filled + READ_BYTES);
+        match reader.read(&mut buf[filled..end]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// Reads past the rest of a line that starts at `offset` and whose first `data.len()` bytes

@@ -165,6 +165,8 @@ struct Content {
     text: String,
     /// Whether its text holds anything but white space (`has_text_content`).
     has_text: bool,
+    /// The characters in `text`.
+    text_chars: usize,
     tool_calls: Vec<(Arc<str>, Arc<ToolCall>)>,
 }
 
@@ -173,11 +175,7 @@ impl Content {
     fn read(c: &mut Cursor<'_>) -> Option<Content> {
         let mut out = Content::default();
         match c.peek()? {
-            b'"' => {
-                let (text, _) = string_maybe_shortened(c)?;
-                out.has_text = !text.trim().is_empty();
-                out.text = text.chars().take(TEXT_CHARS).collect();
-            }
+            b'"' => (out.text, out.has_text) = text_head(c, TEXT_CHARS, true)?,
             b'[' => c.array(|c| out.block(c))?,
             b'n' => {
                 c.literal(b"null")?;
@@ -194,14 +192,18 @@ impl Content {
             return c.skip();
         }
         let mut ty: Option<Option<Cow<'_, str>>> = None;
-        let mut text: Option<Option<Cow<'_, str>>> = None;
+        let mut text: Option<Option<(String, bool)>> = None;
+        // What is still needed of a text: the characters the digest has no room for yet, and
+        // whether any text is not white space.
+        let room = TEXT_CHARS.saturating_sub(self.text_chars);
+        let need_text = !self.has_text;
         let (mut id, mut name, mut arguments) = (None, None, None);
         let mut elided = false;
         c.object(|c, key| match key {
             "type" => once(&mut ty, c.str_value()?),
             "text" => {
                 let t = if c.peek()? == b'"' {
-                    Some(string_maybe_shortened(c)?.0)
+                    Some(text_head(c, room, need_text)?)
                 } else {
                     c.skip()?;
                     None
@@ -216,11 +218,10 @@ impl Content {
         })?;
         match ty.flatten().as_deref() {
             Some("text") => {
-                if let Some(t) = text.flatten() {
-                    self.has_text |= !t.trim().is_empty();
-                    let have = self.text.chars().count();
-                    self.text
-                        .extend(t.chars().take(TEXT_CHARS.saturating_sub(have)));
+                if let Some((head, has_text)) = text.flatten() {
+                    self.has_text |= has_text;
+                    self.text_chars += head.chars().count();
+                    self.text.push_str(&head);
                 }
             }
             Some("toolCall") => {
@@ -235,6 +236,39 @@ impl Content {
         }
         Some(())
     }
+}
+
+/// Of a string (at its opening quote): its first `chars` characters, and (when `need_text`)
+/// whether any of it is not white space, unescaping no further than that needs: what a digest
+/// reads of a text (`extract_content`, `has_text_content`), of a tool's output of any length.
+/// When `need_text` is false the second value is false.
+fn text_head(c: &mut Cursor<'_>, chars: usize, need_text: bool) -> Option<(String, bool)> {
+    let (start, end, escaped) = c.skip_str()?;
+    let inner = c.s.get(start..end)?;
+    let mut head = String::new();
+    let mut left = chars;
+    let mut has_text = false;
+    let mut take = |piece: &str| {
+        if left > 0 {
+            let (cut, n) = piece
+                .char_indices()
+                .take(left)
+                .fold((0, 0), |(_, n), (i, ch)| (i + ch.len_utf8(), n + 1));
+            head.push_str(&piece[..cut]);
+            left -= n;
+        }
+        if need_text && !has_text {
+            has_text = piece.chars().any(|ch| !ch.is_whitespace());
+        }
+        left > 0 || (need_text && !has_text)
+    };
+    if escaped {
+        // Validated by `skip_str`: every escape is well formed and none is a surrogate.
+        super::unescaped_pieces(inner, &mut take)?;
+    } else {
+        take(inner);
+    }
+    Some((head, has_text))
 }
 
 /// A string (at its opening quote): whole when its unescaped length is at most [`ELIDE_OVER`]
@@ -482,5 +516,53 @@ mod tests {
     fn repeated_keys_keep_the_first_place_and_last_value() {
         let line = r#"{"a":1,"b":2,"a":3}"#;
         assert_eq!(skim(line).object, whole(line));
+    }
+
+    /// Text of any length as it stands between a JSON string's quotes: white space (a run
+    /// longer than a kept prefix included), escapes, characters of one to four bytes.
+    fn any_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just(" ".to_owned()),
+            Just(r"\n\t".to_owned()),
+            Just(r"\u00e9\u2028".to_owned()),
+            Just(" ".repeat(1500)),
+            Just("é".to_owned()),
+            Just("😀".to_owned()),
+            Just(r#"\"quoted\""#.to_owned()),
+            "[a-z]{1,40}",
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        /// The digest's text and `has_text`, read off the line without unescaping more than
+        /// its head (`text_head`), are those of the whole message, over several blocks.
+        #[test]
+        fn a_texts_head_is_the_whole_messages(
+            texts in proptest::collection::vec((any_text(), 0..3u8), 1..5),
+            as_string in proptest::bool::ANY,
+        ) {
+            let content = if as_string {
+                format!("\"{}\"", texts[0].0)
+            } else {
+                let blocks: Vec<String> = texts
+                    .iter()
+                    .map(|(t, kind)| {
+                        let ty = ["text", "thinking", "image"][usize::from(*kind)];
+                        format!(r#"{{"type":"{ty}","text":"{t}"}}"#)
+                    })
+                    .collect();
+                format!("[{}]", blocks.join(","))
+            };
+            let line = format!(
+                r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00Z","message":{{"role":"toolResult","content":{content}}}}}"#
+            );
+            let skimmed = skim(&line);
+            let w = whole(&line);
+            let message = w["message"].as_object().expect("an object");
+            let (_, digest) = skimmed.message.expect("a digest");
+            proptest::prop_assert_eq!(digest, MessageDigest::of(message));
+        }
     }
 }
