@@ -121,7 +121,7 @@ impl From<&Header> for HeaderFacts {
 /// map rather than a set of each, so an id followed by a child costs one allocation and one
 /// insert, the child's lookup none. Hashed with foldhash (seeded per process): SipHash and the
 /// two sets were an eighth of the cold scan.
-type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
+pub type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
 
@@ -196,6 +196,26 @@ impl InfoBuilder {
     /// Puts back text taken with [`InfoBuilder::take_text`].
     pub fn restore_text(&mut self, text: String) {
         self.texts = text;
+    }
+
+    /// Takes the entry ids out (an index stores them apart from the rest of the state).
+    pub fn take_nodes(&mut self) -> IdMap {
+        std::mem::take(&mut self.nodes)
+    }
+
+    /// Puts back ids taken with [`InfoBuilder::take_nodes`] (or a stored part of them).
+    pub fn restore_nodes(&mut self, nodes: IdMap) {
+        self.nodes = nodes;
+    }
+
+    /// Takes the tool-call text out (an index stores it apart from the rest of the state).
+    pub fn take_tools(&mut self) -> String {
+        std::mem::take(&mut self.tools)
+    }
+
+    /// Puts back tool-call text taken with [`InfoBuilder::take_tools`].
+    pub fn restore_tools(&mut self, tools: String) {
+        self.tools = tools;
     }
 
     pub fn entry(&mut self, e: &Entry) {

@@ -63,6 +63,11 @@ impl ScanState {
         self.builder.take_text()
     }
 
+    /// The accumulated fields (an index takes the ids and tool text out to store them apart).
+    pub fn builder_mut(&mut self) -> &mut InfoBuilder {
+        &mut self.builder
+    }
+
     /// Puts back the text taken with [`ScanState::take_builder_text`].
     pub fn restore_builder_text(&mut self, text: String) {
         self.builder.restore_text(text);

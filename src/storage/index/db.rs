@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use super::row::{Fields, SELECT_ROWS, read_row, row_hash};
@@ -19,6 +20,11 @@ pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, pat
 pub const DB_FILE: &str = "index.sqlite3";
 /// `PRAGMA user_version` of the schema below.
 pub const SCHEMA_VERSION: i64 = 3;
+/// The WAL is checkpointed and truncated after a commit that leaves it larger than this: a
+/// growth's few pages are written once into the WAL and copied into the database once every
+/// few dozen listings (a page written by several is copied once), and opening the database
+/// reads at most this much WAL.
+const WAL_CHECKPOINT_BYTES: u64 = 1 << 20;
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Files of the hand-written index grove used before (removed when the database is created).
@@ -167,6 +173,10 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Closing does not checkpoint: a small listing's pages stay in the WAL, and several
+        // listings' pages are copied into the database once ([`Db::commit`] does it when the
+        // WAL has grown past WAL_CHECKPOINT_BYTES), instead of every page twice per process.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if !(0..=SCHEMA_VERSION).contains(&version) {
             return Err(OpenError::Rebuild);
@@ -329,8 +339,19 @@ impl Db {
         self.conn.execute_batch("BEGIN IMMEDIATE")
     }
 
+    /// Commits the listing's transaction; then, if the WAL has grown past
+    /// [`WAL_CHECKPOINT_BYTES`], copies it into the database and truncates it (a failed
+    /// checkpoint is left for a later commit: the WAL is still the database's).
     pub fn commit(&self) -> rusqlite::Result<()> {
-        self.conn.execute_batch("COMMIT")
+        self.conn.execute_batch("COMMIT")?;
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        Ok(())
     }
 
     pub fn rollback(&self) {
@@ -406,26 +427,38 @@ impl Db {
                 .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
             let all;
             let nodes = if appending && count < MAX_CHUNKS {
-                parts.nodes_changed
+                Some(parts.nodes_changed)
             } else {
                 self.conn
                     .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
                     .execute([id])?;
-                all = serde_json::to_vec(parts.nodes_all).unwrap_or_default();
-                &all
+                // Folded or stored whole: all ids (a resume that settled without them is
+                // never past MAX_CHUNKS; if it were, the row keeps no state).
+                all = parts.nodes_all.and_then(|n| serde_json::to_vec(n).ok());
+                all.as_deref()
             };
-            if !nodes.is_empty() && nodes != b"{}" {
-                self.conn
-                    .prepare_cached(
-                        "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
-                    )?
-                    .execute(params![id, next, nodes])?;
-                written += nodes.len() as u64;
+            match nodes {
+                Some(nodes) if !nodes.is_empty() && nodes != b"{}" => {
+                    self.conn
+                        .prepare_cached(
+                            "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
+                        )?
+                        .execute(params![id, next, nodes])?;
+                    written += nodes.len() as u64;
+                }
+                Some(_) => {}
+                None => {
+                    self.conn
+                        .prepare_cached("DELETE FROM states WHERE session = ?1")?
+                        .execute([id])?;
+                }
             }
-            self.conn
-                .prepare_cached("INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)")?
-                .execute(params![id, parts.rest])?;
-            written += parts.rest.len() as u64;
+            if nodes.is_some() {
+                self.conn
+                    .prepare_cached("INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)")?
+                    .execute(params![id, parts.rest])?;
+                written += parts.rest.len() as u64;
+            }
         } else {
             self.conn
                 .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?

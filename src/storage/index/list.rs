@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
 use super::rescan::{Prior, Rescanned, rescan};
-use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
+use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
@@ -180,7 +180,9 @@ impl Index {
         let todo: Vec<(FoundFile, Option<Row>, Option<Prior>)> = todo
             .into_iter()
             .map(|(f, row)| {
-                let prior = row.as_ref().and_then(|r| self.prior(&f.path, r));
+                let prior = row
+                    .as_ref()
+                    .and_then(|r| Prior::load(self.db.as_ref()?, &f.path, r));
                 (f, row, prior)
             })
             .collect();
@@ -215,6 +217,7 @@ impl Index {
                 match result {
                     Ok(r) => {
                         self.stats.bytes_read += r.bytes_read;
+                        self.stats.ids_loaded += r.ids_loaded;
                         if r.resumed.is_some() {
                             self.stats.resumed += 1;
                         } else {
@@ -302,43 +305,6 @@ impl Index {
             }
         }
         *sessions = kept;
-    }
-
-    /// The stored state of a row whose file may have only grown, for a resumed scan.
-    fn prior(&self, path: &Path, row: &Row) -> Option<Prior> {
-        let db = self.db.as_ref()?;
-        row.info.as_ref()?;
-        if !row.has_state {
-            return None;
-        }
-        let meta = fs::metadata(path).ok()?;
-        let now = FileKey::of(&meta);
-        if !now.same_file(&row.key) || now.size <= row.key.size || row.resume_offset > now.size {
-            return None;
-        }
-        let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
-        let had_tools = row.tools_len > 0;
-        let (mut state, nodes) = fresh::merge(&rest, &chunks, had_tools)?;
-        if state.offset() != row.resume_offset {
-            return None;
-        }
-        let had_text = row.text_len > 0;
-        state.restore_builder_text(if had_text {
-            fresh::TEXT_MARK.to_owned()
-        } else {
-            String::new()
-        });
-        Some(Prior {
-            id: row.id,
-            key: row.key,
-            head_hash: row.head_hash,
-            tail_hash: row.tail_hash,
-            resume_offset: row.resume_offset,
-            state,
-            nodes,
-            had_text,
-            had_tools,
-        })
     }
 
     fn begin(&mut self) -> bool {
@@ -460,7 +426,7 @@ impl Index {
                 state: parts.map(|p| StateParts {
                     rest: &p.rest,
                     nodes_changed: &p.nodes_changed,
-                    nodes_all: &p.nodes_all,
+                    nodes_all: p.nodes_all.as_ref(),
                 }),
                 resume_offset: parts.map_or(0, |p| p.offset),
                 tail_hash: parts.map_or(0, |p| p.tail_hash),

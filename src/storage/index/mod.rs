@@ -37,6 +37,7 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+mod nodes;
 pub mod offsets;
 
 mod rescan;
@@ -88,6 +89,9 @@ pub struct ListStats {
     pub resumed: usize,
     /// Files read from the start.
     pub scanned: usize,
+    /// Stored entry ids loaded to resume grown files (a resume settles without them unless
+    /// its last line is torn, see `nodes`).
+    pub ids_loaded: u64,
     /// Bytes read from session files.
     pub bytes_read: u64,
     /// Whether the index was written.
