@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -17,6 +18,11 @@ use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
+
+/// A listing that writes commits at least this often (SQLite's WAL makes a commit cheap: no
+/// sync), so that a process killed while it lists loses the rows of the last moment only,
+/// not every row it has shown (the browser shows rows as they are read).
+const COMMIT_EVERY: Duration = Duration::from_millis(200);
 
 impl Index {
     /// The rows, or none (rebuilding the database) when it cannot be read.
@@ -52,7 +58,7 @@ impl Index {
     }
 
     /// Lists every session under `roots`, newest first, calling `on_event` as rows become
-    /// known (cached rows first, in one batch), and stores what was read in one transaction.
+    /// known (cached rows first, in one batch), and stores what was read (see `COMMIT_EVERY`).
     pub fn list(
         &mut self,
         roots: &[SessionRoot],
@@ -212,7 +218,12 @@ impl Index {
                         let _ = tx.send((i, rescan(&file, prior, enabled)));
                     });
             });
+            let mut committed = Instant::now();
             for (i, result) in rx {
+                if writing && committed.elapsed() >= COMMIT_EVERY {
+                    writing = self.commit_and_continue();
+                    committed = Instant::now();
+                }
                 let file = &paths[i];
                 match result {
                     Ok(r) => {
@@ -316,6 +327,17 @@ impl Index {
                 false
             }
         }
+    }
+
+    /// Commits what the listing wrote so far and begins again; false when it cannot go on
+    /// writing (the error is in the stats). After a failed write the transaction is left to
+    /// the end of the listing, as before.
+    fn commit_and_continue(&mut self) -> bool {
+        if self.stats.persist_error.is_some() {
+            return true;
+        }
+        self.commit();
+        self.stats.persist_error.is_none() && self.begin()
     }
 
     fn commit(&mut self) {

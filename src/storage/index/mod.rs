@@ -23,8 +23,8 @@
 //! state without entry ids or texts (table `states`), its searchable text and its tool-call
 //! text in chunks, its entry ids in chunks. A file that grew is read from where its last scan
 //! stopped, and adds one chunk of text, of tool text and of the ids it added, and rewrites its
-//! small row and state: bytes written follow the bytes added, not the session. Each listing writes in one
-//! transaction; SQLite (WAL, busy timeout) handles two processes and a killed one. See
+//! small row and state: bytes written follow the bytes added, not the session. Each listing writes in
+//! transactions of at most ~200 ms of rows; SQLite (WAL, busy timeout) handles two processes and a killed one. See
 //! [`fresh`] for exactly what a resume trusts.
 //!
 //! # Untrusted cache
