@@ -193,6 +193,9 @@ impl Db {
         // listings' pages are copied into the database once ([`Db::commit`] does it when the
         // WAL has grown past WAL_CHECKPOINT_BYTES), instead of every page twice per process.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // Nor does a commit on its own: a listing commits as it goes ([`Db::commit_part`]),
+        // and each checkpoint syncs the file; the listing's last commit checkpoints.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if !(0..=SCHEMA_VERSION).contains(&version) {
             return Err(OpenError::Rebuild);
@@ -359,7 +362,7 @@ impl Db {
     /// [`WAL_CHECKPOINT_BYTES`], copies it into the database and truncates it (a failed
     /// checkpoint is left for a later commit: the WAL is still the database's).
     pub fn commit(&self) -> rusqlite::Result<()> {
-        self.conn.execute_batch("COMMIT")?;
+        self.commit_part()?;
         let mut wal = self.path.as_os_str().to_owned();
         wal.push("-wal");
         if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
@@ -368,6 +371,11 @@ impl Db {
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
         Ok(())
+    }
+
+    /// Commits part of a listing's writes, leaving the WAL as it is (see [`Db::commit`]).
+    pub fn commit_part(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT")
     }
 
     pub fn rollback(&self) {

@@ -336,8 +336,13 @@ impl Index {
         if self.stats.persist_error.is_some() {
             return true;
         }
-        self.commit();
-        self.stats.persist_error.is_none() && self.begin()
+        let Some(db) = &self.db else { return false };
+        if let Err(e) = db.commit_part() {
+            db.rollback();
+            self.stats.persist_error = Some(e.to_string());
+            return false;
+        }
+        self.begin()
     }
 
     fn commit(&mut self) {
