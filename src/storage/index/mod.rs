@@ -42,6 +42,7 @@ pub mod offsets;
 
 mod rescan;
 pub mod row;
+mod schema;
 pub mod write;
 
 pub use ids::EntryIds;
