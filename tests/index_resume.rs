@@ -104,6 +104,7 @@ fn growths_resume_without_the_stored_ids_and_list_as_a_cold_scan_does() {
     assert!(stats.ids_loaded > 0, "{stats:?}");
     append(&p, &format!("{tail}\n"));
     let (warm, stats) = list(&cache, &dir);
+    assert_eq!(stats.resumed, 1, "{stats:?}");
     assert_same(
         "the torn line completed",
         &warm,

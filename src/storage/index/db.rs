@@ -271,16 +271,21 @@ impl Db {
     }
 
     /// Commits the listing's transaction; then, if the WAL has grown past
-    /// [`WAL_CHECKPOINT_BYTES`], copies it into the database and truncates it (a failed
-    /// checkpoint is left for a later commit: the WAL is still the database's).
+    /// [`WAL_CHECKPOINT_BYTES`], copies it into the database and truncates it (a checkpoint
+    /// that cannot finish at once is left for a later commit: the WAL is still the database's).
     pub fn commit(&self) -> rusqlite::Result<()> {
         self.commit_part()?;
         let mut wal = self.path.as_os_str().to_owned();
         wal.push("-wal");
         if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
+            // Without waiting: while another process reads, the checkpoint copies what it can
+            // and the truncation is left to a later commit (a TRUNCATE checkpoint would wait
+            // for the reader, up to the busy timeout).
+            self.conn.busy_timeout(Duration::ZERO)?;
             let _ = self
                 .conn
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            self.conn.busy_timeout(BUSY_TIMEOUT)?;
         }
         Ok(())
     }
