@@ -157,10 +157,12 @@ fn a_broken_cache_is_rebuilt_silently() {
         Box::new(|| fs::write(&db, b"\x00garbage\xff\n{\"magic\":1}\n").unwrap()),
         Box::new(|| fs::write(&db, b"").unwrap()),
         Box::new(|| {
-            // Every page after the first overwritten with garbage.
-            let len = fs::metadata(&db).unwrap().len() as usize;
+            // Every page after the first overwritten with garbage (the page size from the
+            // header).
             let mut bytes = fs::read(&db).unwrap();
-            bytes[4096..len].fill(0x5a);
+            let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+            let len = bytes.len();
+            bytes[page.min(len)..len].fill(0x5a);
             fs::write(&db, bytes).unwrap();
         }),
         Box::new(|| {

@@ -198,13 +198,24 @@ impl InfoBuilder {
         self.texts = text;
     }
 
-    /// Takes out the ids (id -> flags) and the tool-call text: an index stores them apart
-    /// from the rest of the builder (`storage::index::fresh::split`).
-    pub fn take_nodes_and_tools(&mut self) -> (IdMap, String) {
-        (
-            std::mem::take(&mut self.nodes),
-            std::mem::take(&mut self.tools),
-        )
+    /// Takes the entry ids out (an index stores them apart from the rest of the state).
+    pub fn take_nodes(&mut self) -> IdMap {
+        std::mem::take(&mut self.nodes)
+    }
+
+    /// Puts back ids taken with [`InfoBuilder::take_nodes`] (or a stored part of them).
+    pub fn restore_nodes(&mut self, nodes: IdMap) {
+        self.nodes = nodes;
+    }
+
+    /// Takes the tool-call text out (an index stores it apart from the rest of the state).
+    pub fn take_tools(&mut self) -> String {
+        std::mem::take(&mut self.tools)
+    }
+
+    /// Puts back tool-call text taken with [`InfoBuilder::take_tools`].
+    pub fn restore_tools(&mut self, tools: String) {
+        self.tools = tools;
     }
 
     pub fn entry(&mut self, e: &Entry) {

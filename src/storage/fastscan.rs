@@ -63,10 +63,9 @@ impl ScanState {
         self.builder.take_text()
     }
 
-    /// Takes out the builder's ids (id -> flags) and tool-call text, which an index stores
-    /// apart (see `index::fresh::split`); the state then serializes without them.
-    pub fn take_nodes_and_tools(&mut self) -> (crate::model::info::IdMap, String) {
-        self.builder.take_nodes_and_tools()
+    /// The accumulated fields (an index takes the ids and tool text out to store them apart).
+    pub fn builder_mut(&mut self) -> &mut InfoBuilder {
+        &mut self.builder
     }
 
     /// Puts back the text taken with [`ScanState::take_builder_text`].

@@ -10,108 +10,33 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use super::row::{Fields, SELECT_ROWS, read_row, row_hash};
 pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, path_bytes, path_of};
+pub use super::schema::SCHEMA_VERSION;
+use super::schema::{MIGRATIONS, PREPARE_CHECKS};
 
 /// The cache file in the cache folder.
 pub const DB_FILE: &str = "index.sqlite3";
-/// `PRAGMA user_version` of the schema below.
-pub const SCHEMA_VERSION: i64 = 3;
+/// The database's page size. A growth of a session changes a handful of pages (its row, its
+/// state, the last page of each chunk table and of their indexes, the header): each is written
+/// whole, so smaller pages write fewer bytes. Measured on the real-pi 1k corpus (docs/bench.md,
+/// round five): ~4.5 KB appended wrote 37 KB of WAL with 4 KB pages, ~20 KB with 2 KB pages,
+/// 16 KB with 1 KB pages; the cold fill took the same instructions with 2 KB pages and ~25%
+/// more system time with 1 KB pages (four times the writes).
+const PAGE_SIZE: i64 = 2048;
+/// The WAL is checkpointed and truncated after a commit that leaves it larger than this: a
+/// growth's few pages are written once into the WAL and copied into the database once every
+/// few dozen listings (a page written by several is copied once), and opening the database
+/// reads at most this much WAL.
+const WAL_CHECKPOINT_BYTES: u64 = 1 << 20;
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Files of the hand-written index grove used before (removed when the database is created).
 const OLD_FILES: &[&str] = &["index.bin", "index.jsonl"];
 const OLD_PREFIXES: &[&str] = &["index-", "blobs-"];
-
-/// Migration steps: `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[
-    // 0 -> 1: the first schema.
-    "CREATE TABLE sessions(
-        id INTEGER PRIMARY KEY,
-        path BLOB NOT NULL UNIQUE,
-        dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
-        head_hash INTEGER NOT NULL,
-        problem TEXT,
-        detected_agent INTEGER,
-        info_id TEXT, cwd TEXT, name TEXT, parent_session_path TEXT,
-        created_ms INTEGER, modified_ms INTEGER, message_count INTEGER,
-        first_message TEXT, version INTEGER, entry_count INTEGER, leaf_count INTEGER,
-        label_count INTEGER, has_name INTEGER, workflow TEXT, summary TEXT,
-        total_tokens INTEGER, cost REAL, parse_issues INTEGER, first_issue TEXT,
-        text_len INTEGER NOT NULL DEFAULT 0,
-        torn_text TEXT NOT NULL DEFAULT '',
-        state BLOB,
-        resume_offset INTEGER NOT NULL DEFAULT 0,
-        tail_hash INTEGER NOT NULL DEFAULT 0,
-        row_hash INTEGER NOT NULL DEFAULT 0,
-        tool_text TEXT NOT NULL DEFAULT ''
-    );
-    CREATE TABLE texts(
-        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY(session, seq)
-    ) WITHOUT ROWID;
-    CREATE TABLE state_nodes(
-        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        data BLOB NOT NULL,
-        PRIMARY KEY(session, seq)
-    ) WITHOUT ROWID;",
-    // 1 -> 2: the last turn's stop reason and model; every row is read again (no stored state
-    // to resume from: the cost now counts `usage` entries too).
-    "ALTER TABLE sessions ADD COLUMN last_stop_reason TEXT;
-    ALTER TABLE sessions ADD COLUMN model TEXT;
-    UPDATE sessions SET state = NULL, row_hash = 0;
-    DELETE FROM state_nodes;",
-    // 2 -> 3 (issue "Storage", round four): the listing fields in one blob, the scan state in
-    // a table of its own, the tool-call text in chunks like the text. Every row is read again.
-    // Chunks are rowid tables: a growth's chunk goes at the end of the table (SQLite's quick
-    // append) and a small index entry into (session, seq), where a WITHOUT ROWID table of
-    // KB-long records split and rebalanced several pages a growth.
-    "DROP TABLE texts;
-    DELETE FROM state_nodes;
-    DROP TABLE sessions;
-    CREATE TABLE sessions(
-        id INTEGER PRIMARY KEY,
-        path BLOB NOT NULL UNIQUE,
-        dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
-        fields BLOB NOT NULL,
-        row_hash INTEGER NOT NULL
-    );
-    CREATE TABLE states(
-        session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-        data BLOB NOT NULL
-    );
-    CREATE TABLE texts(
-        id INTEGER PRIMARY KEY,
-        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        UNIQUE(session, seq)
-    );
-    CREATE TABLE tools(
-        id INTEGER PRIMARY KEY,
-        session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        UNIQUE(session, seq)
-    );",
-];
-const _: () = assert!(MIGRATIONS.len() as i64 == SCHEMA_VERSION);
-
-/// Statements that must prepare on an opened database (each table with the columns used).
-const PREPARE_CHECKS: &[&str] = &[
-    SELECT_ROWS,
-    "SELECT session, data FROM states",
-    "SELECT session, seq, data FROM texts",
-    "SELECT session, seq, data FROM tools",
-    "SELECT session, seq, data FROM state_nodes",
-];
 
 pub struct Db {
     conn: Connection,
@@ -162,11 +87,27 @@ impl Db {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The page size is set while the file is empty; a cache made with another is rebuilt.
+        let page_size: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
+        if page_size != PAGE_SIZE {
+            let pages: i64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
+            if pages > 0 {
+                return Err(OpenError::Rebuild);
+            }
+            conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+        }
         // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
         // transaction, never corrupt the file (a lost transaction is a rescan).
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Closing does not checkpoint: a small listing's pages stay in the WAL, and several
+        // listings' pages are copied into the database once ([`Db::commit`] does it when the
+        // WAL has grown past WAL_CHECKPOINT_BYTES), instead of every page twice per process.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // Nor does a commit on its own: a listing commits as it goes ([`Db::commit_part`]),
+        // and each checkpoint syncs the file; the listing's last commit checkpoints.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if !(0..=SCHEMA_VERSION).contains(&version) {
             return Err(OpenError::Rebuild);
@@ -329,7 +270,28 @@ impl Db {
         self.conn.execute_batch("BEGIN IMMEDIATE")
     }
 
+    /// Commits the listing's transaction; then, if the WAL has grown past
+    /// [`WAL_CHECKPOINT_BYTES`], copies it into the database and truncates it (a checkpoint
+    /// that cannot finish at once is left for a later commit: the WAL is still the database's).
     pub fn commit(&self) -> rusqlite::Result<()> {
+        self.commit_part()?;
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
+            // Without waiting: while another process reads, the checkpoint copies what it can
+            // and the truncation is left to a later commit (a TRUNCATE checkpoint would wait
+            // for the reader, up to the busy timeout).
+            self.conn.busy_timeout(Duration::ZERO)?;
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        }
+        Ok(())
+    }
+
+    /// Commits part of a listing's writes, leaving the WAL as it is (see [`Db::commit`]).
+    pub fn commit_part(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch("COMMIT")
     }
 
@@ -410,33 +372,40 @@ impl Db {
             };
             let all;
             let nodes = if appending && count < MAX_CHUNKS {
-                parts.nodes_changed
+                Some(parts.nodes_changed)
             } else {
                 if appending {
                     self.conn
                         .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?
                         .execute([id])?;
                 }
-                match parts.nodes_all_json {
-                    Some(json) => json,
-                    None => {
-                        all = super::fresh::nodes_json(parts.nodes_all);
-                        &all
-                    }
-                }
+                // Folded or stored whole: all ids (a resume that settled without them is
+                // never past MAX_CHUNKS; if it were, the row keeps no state).
+                all = parts.nodes_all.and_then(|n| serde_json::to_vec(n).ok());
+                all.as_deref()
             };
-            if !nodes.is_empty() && nodes != b"{}" {
-                self.conn
-                    .prepare_cached(
-                        "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
-                    )?
-                    .execute(params![id, next, nodes])?;
-                written += nodes.len() as u64;
+            match nodes {
+                Some(nodes) if !nodes.is_empty() && nodes != b"{}" => {
+                    self.conn
+                        .prepare_cached(
+                            "INSERT INTO state_nodes(session, seq, data) VALUES (?1, ?2, ?3)",
+                        )?
+                        .execute(params![id, next, nodes])?;
+                    written += nodes.len() as u64;
+                }
+                Some(_) => {}
+                None => {
+                    self.conn
+                        .prepare_cached("DELETE FROM states WHERE session = ?1")?
+                        .execute([id])?;
+                }
             }
-            self.conn
-                .prepare_cached("INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)")?
-                .execute(params![id, parts.rest])?;
-            written += parts.rest.len() as u64;
+            if nodes.is_some() {
+                self.conn
+                    .prepare_cached("INSERT OR REPLACE INTO states(session, data) VALUES (?1, ?2)")?
+                    .execute(params![id, parts.rest])?;
+                written += parts.rest.len() as u64;
+            }
         } else {
             self.conn
                 .prepare_cached("DELETE FROM state_nodes WHERE session = ?1")?

@@ -3,7 +3,7 @@
 //!
 //! A write asks a handful of questions of a session's ids (is the last line's id known, does
 //! the target exist, which id does a prefix name, is a fresh id new), so the ids are never
-//! built into a set: the chunks (JSON maps of id → flags, as [`super::fresh::split`] wrote
+//! built into a set: the chunks (JSON maps of id → flags, as [`super::nodes::split`] wrote
 //! them with serde_json) are validated once and each question is one `memmem` search over
 //! them. For the 270k ids of a 1 GB session (~4 MB of chunks) that replaced ~270k string
 //! allocations and a hash set per write with a few millisecond-long scans.

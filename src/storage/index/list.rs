@@ -6,17 +6,23 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
 use super::rescan::{Prior, Rescanned, rescan};
-use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
+use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
+
+/// A listing that writes commits at least this often (SQLite's WAL makes a commit cheap: no
+/// sync), so that a process killed while it lists loses the rows of the last moment only,
+/// not every row it has shown (the browser shows rows as they are read).
+const COMMIT_EVERY: Duration = Duration::from_millis(200);
 
 impl Index {
     /// The rows, or none (rebuilding the database) when it cannot be read.
@@ -52,7 +58,7 @@ impl Index {
     }
 
     /// Lists every session under `roots`, newest first, calling `on_event` as rows become
-    /// known (cached rows first, in one batch), and stores what was read in one transaction.
+    /// known (cached rows first, in one batch), and stores what was read (see `COMMIT_EVERY`).
     pub fn list(
         &mut self,
         roots: &[SessionRoot],
@@ -180,7 +186,9 @@ impl Index {
         let todo: Vec<(FoundFile, Option<Row>, Option<Prior>)> = todo
             .into_iter()
             .map(|(f, row)| {
-                let prior = row.as_ref().and_then(|r| self.prior(&f.path, r));
+                let prior = row
+                    .as_ref()
+                    .and_then(|r| Prior::load(self.db.as_ref()?, &f.path, r));
                 (f, row, prior)
             })
             .collect();
@@ -210,11 +218,17 @@ impl Index {
                         let _ = tx.send((i, rescan(&file, prior, enabled)));
                     });
             });
+            let mut committed = Instant::now();
             for (i, result) in rx {
+                if writing && committed.elapsed() >= COMMIT_EVERY {
+                    writing = self.commit_and_continue();
+                    committed = Instant::now();
+                }
                 let file = &paths[i];
                 match result {
                     Ok(r) => {
                         self.stats.bytes_read += r.bytes_read;
+                        self.stats.ids_loaded += r.ids_loaded;
                         if r.resumed.is_some() {
                             self.stats.resumed += 1;
                         } else {
@@ -304,43 +318,6 @@ impl Index {
         *sessions = kept;
     }
 
-    /// The stored state of a row whose file may have only grown, for a resumed scan.
-    fn prior(&self, path: &Path, row: &Row) -> Option<Prior> {
-        let db = self.db.as_ref()?;
-        row.info.as_ref()?;
-        if !row.has_state {
-            return None;
-        }
-        let meta = fs::metadata(path).ok()?;
-        let now = FileKey::of(&meta);
-        if !now.same_file(&row.key) || now.size <= row.key.size || row.resume_offset > now.size {
-            return None;
-        }
-        let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
-        let had_tools = row.tools_len > 0;
-        let (mut state, nodes) = fresh::merge(&rest, &chunks, had_tools)?;
-        if state.offset() != row.resume_offset {
-            return None;
-        }
-        let had_text = row.text_len > 0;
-        state.restore_builder_text(if had_text {
-            fresh::TEXT_MARK.to_owned()
-        } else {
-            String::new()
-        });
-        Some(Prior {
-            id: row.id,
-            key: row.key,
-            head_hash: row.head_hash,
-            tail_hash: row.tail_hash,
-            resume_offset: row.resume_offset,
-            state,
-            nodes,
-            had_text,
-            had_tools,
-        })
-    }
-
     fn begin(&mut self) -> bool {
         let Some(db) = &self.db else { return false };
         match db.begin() {
@@ -350,6 +327,22 @@ impl Index {
                 false
             }
         }
+    }
+
+    /// Commits what the listing wrote so far and begins again; false when it cannot go on
+    /// writing (the error is in the stats). After a failed write the transaction is left to
+    /// the end of the listing, as before.
+    fn commit_and_continue(&mut self) -> bool {
+        if self.stats.persist_error.is_some() {
+            return true;
+        }
+        let Some(db) = &self.db else { return false };
+        if let Err(e) = db.commit_part() {
+            db.rollback();
+            self.stats.persist_error = Some(e.to_string());
+            return false;
+        }
+        self.begin()
     }
 
     fn commit(&mut self) {
@@ -460,8 +453,7 @@ impl Index {
                 state: parts.map(|p| StateParts {
                     rest: &p.rest,
                     nodes_changed: &p.nodes_changed,
-                    nodes_all: &p.nodes_all,
-                    nodes_all_json: p.nodes_all_json.as_deref(),
+                    nodes_all: p.nodes_all.as_ref(),
                 }),
                 resume_offset: parts.map_or(0, |p| p.offset),
                 tail_hash: parts.map_or(0, |p| p.tail_hash),

@@ -23,8 +23,8 @@
 //! state without entry ids or texts (table `states`), its searchable text and its tool-call
 //! text in chunks, its entry ids in chunks. A file that grew is read from where its last scan
 //! stopped, and adds one chunk of text, of tool text and of the ids it added, and rewrites its
-//! small row and state: bytes written follow the bytes added, not the session. Each listing writes in one
-//! transaction; SQLite (WAL, busy timeout) handles two processes and a killed one. See
+//! small row and state: bytes written follow the bytes added, not the session. Each listing writes in
+//! transactions of at most ~200 ms of rows; SQLite (WAL, busy timeout) handles two processes and a killed one. See
 //! [`fresh`] for exactly what a resume trusts.
 //!
 //! # Untrusted cache
@@ -37,10 +37,12 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+mod nodes;
 pub mod offsets;
 
 mod rescan;
 pub mod row;
+mod schema;
 pub mod write;
 
 pub use ids::EntryIds;
@@ -88,6 +90,9 @@ pub struct ListStats {
     pub resumed: usize,
     /// Files read from the start.
     pub scanned: usize,
+    /// Stored entry ids loaded to resume grown files (a resume settles without them unless
+    /// its last line is torn, see `nodes`).
+    pub ids_loaded: u64,
     /// Bytes read from session files.
     pub bytes_read: u64,
     /// Whether the index was written.

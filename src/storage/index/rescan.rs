@@ -1,17 +1,19 @@
 //! Reading one new or changed file for the index: resumed from its stored state when the file
 //! only grew (see [`super::fresh`]), and the state prepared for storage on the reading thread.
+//!
+//! A resume does not load the stored entry ids when it can settle without them (see
+//! [`super::nodes`]): its cost is the new bytes and one pass over the stored id chunks, not a
+//! map of every id of the session built, compared and serialized again.
 
 use std::fs;
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
-use super::db::FileKey;
-use super::fresh;
+use super::db::{Db, FileKey, MAX_CHUNKS, Row};
+use super::nodes::{self, Delta};
+use super::{fresh, state_bound};
 use crate::model::context::Dialect;
-use crate::model::info::IdMap;
-use crate::model::info::SessionInfo;
-use crate::storage::fastscan::{ParseMode, ScanState, scan_with};
+use crate::model::info::{IdMap, SessionInfo};
+use crate::storage::fastscan::{ParseMode, ScanState, Scanned, scan_with};
 use crate::storage::open::ReadError;
 use crate::storage::roots::FoundFile;
 
@@ -22,10 +24,59 @@ pub(super) struct Prior {
     pub(super) head_hash: u64,
     pub(super) tail_hash: u64,
     pub(super) resume_offset: u64,
+    /// The stored state without its entry ids.
     pub(super) state: ScanState,
-    pub(super) nodes: Map<String, Value>,
+    /// The stored id chunks, as read.
+    pub(super) chunks: Vec<Vec<u8>>,
+    /// The stored ids' leaf count, when a resume can settle without loading them.
+    pub(super) leaves: Option<u64>,
     pub(super) had_text: bool,
     pub(super) had_tools: bool,
+}
+
+impl Prior {
+    /// The stored state of a row whose file may have only grown, for a resumed scan.
+    pub(super) fn load(db: &Db, path: &Path, row: &Row) -> Option<Prior> {
+        let info = row.info.as_ref()?;
+        if !row.has_state {
+            return None;
+        }
+        let meta = fs::metadata(path).ok()?;
+        let now = FileKey::of(&meta);
+        if !now.same_file(&row.key) || now.size <= row.key.size || row.resume_offset > now.size {
+            return None;
+        }
+        let (rest, chunks) = db.state(row.id, state_bound(row.key.size)).ok()??;
+        let had_tools = row.tools_len > 0;
+        let mut state = nodes::rest_state(&rest, had_tools)?;
+        if state.offset() != row.resume_offset {
+            return None;
+        }
+        let had_text = row.text_len > 0;
+        state.restore_builder_text(if had_text {
+            fresh::TEXT_MARK.to_owned()
+        } else {
+            String::new()
+        });
+        // Without a torn last line the row's leaf count is the stored ids' (a version 1 file's
+        // is not counted from ids; past MAX_CHUNKS the chunks are folded, which needs them all).
+        let leaves = (info.version >= 2
+            && row.resume_offset == row.key.size
+            && chunks.len() < MAX_CHUNKS as usize)
+            .then_some(info.leaf_count);
+        Some(Prior {
+            id: row.id,
+            key: row.key,
+            head_hash: row.head_hash,
+            tail_hash: row.tail_hash,
+            resume_offset: row.resume_offset,
+            state,
+            chunks,
+            leaves,
+            had_text,
+            had_tools,
+        })
+    }
 }
 
 /// The stored row a scan resumed from: its id and key, and whether its text and tool text
@@ -51,16 +102,17 @@ pub(super) struct Rescanned {
     pub(super) resumed: Option<Resumed>,
     /// A large file's entry offsets read now ([`super::offsets`]), to store with the row.
     pub(super) offsets: Option<Vec<u8>>,
+    /// How many stored entry ids were loaded to resume (0 when the resume settled without).
+    pub(super) ids_loaded: u64,
 }
 
-/// A state as stored (see [`fresh::split`]).
+/// A state as stored (see [`nodes::split`]).
 pub(super) struct Stored {
     pub(super) rest: Vec<u8>,
+    /// The ids changed since the stored state (a resumed file), as JSON.
     pub(super) nodes_changed: Vec<u8>,
-    pub(super) nodes_all: IdMap,
-    /// `nodes_all` serialized here, on the reading thread, for a new row (stored whole); a
-    /// resumed row's are serialized only if its chunks are folded.
-    pub(super) nodes_all_json: Option<Vec<u8>>,
+    /// All ids, when they were loaded (not for a resume that settled without them).
+    pub(super) nodes_all: Option<IdMap>,
     /// The state's tool-call text (kept apart from `rest`).
     pub(super) tools: String,
     pub(super) offset: u64,
@@ -68,33 +120,12 @@ pub(super) struct Stored {
     pub(super) tail_hash: u64,
 }
 
-/// The state of a scan ready to store: its JSON without nodes, the nodes changed since
-/// `old_nodes` (a resumed file) and all nodes; `None` if it does not serialize or lost nodes.
-fn prepare(
-    state: &mut ScanState,
-    head_hash: u64,
-    tail_hash: u64,
-    old_nodes: Option<&Map<String, Value>>,
-) -> Option<Stored> {
-    let offset = state.offset();
-    let (rest, nodes, tools) = fresh::split(state)?;
-    let (changed, all_json) = match old_nodes {
-        Some(old) => (
-            serde_json::to_vec(&fresh::changed(old, &nodes)?).ok()?,
-            None,
-        ),
-        None => (Vec::new(), Some(fresh::nodes_json(&nodes))),
-    };
-    Some(Stored {
-        rest,
-        nodes_changed: changed,
-        nodes_all: nodes,
-        nodes_all_json: all_json,
-        tools,
-        offset,
-        head_hash,
-        tail_hash,
-    })
+/// The stored ids a resumed scan is compared with.
+enum OldIds {
+    /// All of them, loaded into the state before the scan.
+    All(IdMap),
+    /// None were loaded: the scan's state holds the ids the new lines marked.
+    Delta(Delta),
 }
 
 /// Reads a new or changed file: resumed from the stored state when the file only grew and the
@@ -123,56 +154,136 @@ pub(super) fn rescan(
             &mut on_line,
         )
     };
-    let (s, resumed, old_nodes) = match prior {
-        Some(p)
-            if fresh::hashes(&file.path, p.resume_offset).ok()
-                == Some((p.head_hash, p.tail_hash)) =>
-        {
-            let s = scan(Some(p.state))?;
+    let mut resumed_scan = None;
+    if let Some(p) = prior
+        && fresh::hashes(&file.path, p.resume_offset).ok() == Some((p.head_hash, p.tail_hash))
+    {
+        let from = Resumed {
+            id: p.id,
+            key: p.key,
+            had_text: p.had_text,
+            had_tools: p.had_tools,
+        };
+        if let Some((s, old)) = resume(&mut scan, p)? {
             let now = FileKey::of(&s.meta);
-            if now.same_file(&p.key) && now.size >= p.key.size {
-                let from = Resumed {
-                    id: p.id,
-                    key: p.key,
-                    had_text: p.had_text,
-                    had_tools: p.had_tools,
-                };
-                (s, Some(from), Some(p.nodes))
-            } else {
-                (scan(None)?, None, None)
+            if now.same_file(&from.key) && now.size >= from.key.size {
+                resumed_scan = Some((s, from, old));
             }
         }
-        _ => (scan(None)?, None, None),
+    }
+    let (s, resumed, old) = match resumed_scan {
+        Some((s, from, old)) => (s, Some(from), Some(old)),
+        None => (scan(None)?, None, None),
+    };
+    let ids_loaded = match &old {
+        Some(OldIds::All(all)) => all.len() as u64,
+        _ => 0,
     };
     let mut state = s.state;
+    let mut info = s.info;
     // The state's own text (only kept apart when a torn last line made the listing's longer).
     let state_len = if s.state_has_text {
         let t = state.take_builder_text();
         t.len()
     } else {
-        s.info.as_ref().map_or(0, |i| i.all_messages_text.len())
+        info.as_ref().map_or(0, |i| i.all_messages_text.len())
     };
-    let stored = keep_state
-        .then(|| settled(&file.path, &s.meta, &state))
-        .flatten()
-        .and_then(|(head, tail)| prepare(&mut state, head, tail, old_nodes.as_ref()))
-        .map(|p| (p, state_len));
+    let split = nodes::split(&mut state);
+    let offset = state.offset();
+    // The ids changed since the stored state (as JSON), and whether all ids are at hand.
+    let (nodes_changed, have_all) = match (old, split.as_ref()) {
+        (Some(OldIds::Delta(d)), Some((_, marked, _))) => match d.settle(marked) {
+            Some(settled) => {
+                // The listing's leaf count is that of all ids, not of the ones marked now.
+                if let Ok(i) = &mut info {
+                    i.leaf_count = settled.leaves;
+                }
+                (serde_json::to_vec(&settled.changed).ok(), false)
+            }
+            // Stored ids that do not read: the file is read whole.
+            None => return rescan(file, None, keep_state),
+        },
+        (Some(OldIds::Delta(_)), None) => return rescan(file, None, keep_state),
+        (Some(OldIds::All(old)), Some((_, ids, _))) => (
+            nodes::changed(&old, ids).and_then(|c| serde_json::to_vec(&c).ok()),
+            true,
+        ),
+        (None, _) => (Some(Vec::new()), true),
+        (Some(OldIds::All(_)), None) => (None, true),
+    };
+    let stored = match (split, nodes_changed) {
+        (Some((rest, ids, tools)), Some(nodes_changed)) if keep_state => {
+            settled(&file.path, &s.meta, offset).map(|(head_hash, tail_hash)| {
+                let stored = Stored {
+                    rest,
+                    nodes_changed,
+                    nodes_all: have_all.then_some(ids),
+                    tools,
+                    offset,
+                    head_hash,
+                    tail_hash,
+                };
+                (stored, state_len)
+            })
+        }
+        _ => None,
+    };
     let offsets = (large && stored.is_some()).then(|| offsets.finish());
     Ok(Rescanned {
         offsets,
-        info: s.info,
+        info,
         stored,
         meta: s.meta,
         bytes_read: s.bytes_read,
         detected_agent: s.detected_agent,
         resumed,
+        ids_loaded,
     })
 }
 
-/// The state with its hashes, if the file still looks as it did when it was read (a file
-/// rewritten during the read must not get a state that resumes on the new content).
-fn settled(path: &Path, before: &fs::Metadata, state: &ScanState) -> Option<(u64, u64)> {
-    let (head, tail) = fresh::hashes(path, state.offset()).ok()?;
+/// Resumes the scan at the stored state: without the stored ids when it can settle without
+/// them (see [`super::nodes`]), else with them all loaded; `None` when the stored ids do not
+/// read (the file is then read whole).
+fn resume(
+    scan: &mut impl FnMut(Option<ScanState>) -> Result<Scanned, ReadError>,
+    p: Prior,
+) -> Result<Option<(Scanned, OldIds)>, ReadError> {
+    let Prior {
+        state,
+        chunks,
+        leaves,
+        ..
+    } = p;
+    if let Some(leaves) = leaves {
+        let before = state.clone();
+        let s = scan(Some(state))?;
+        if !s.state_has_text {
+            return Ok(Some((s, OldIds::Delta(Delta { chunks, leaves }))));
+        }
+        // A torn last line: its marks are in the listing, not in the state; read again with
+        // all ids.
+        return resume_with_all(scan, before, &chunks);
+    }
+    resume_with_all(scan, state, &chunks)
+}
+
+fn resume_with_all(
+    scan: &mut impl FnMut(Option<ScanState>) -> Result<Scanned, ReadError>,
+    mut state: ScanState,
+    chunks: &[Vec<u8>],
+) -> Result<Option<(Scanned, OldIds)>, ReadError> {
+    let Some(all) = nodes::all_ids(chunks) else {
+        return Ok(None);
+    };
+    state.builder_mut().restore_nodes(all.clone());
+    Ok(Some((scan(Some(state))?, OldIds::All(all))))
+}
+
+/// The hashes of a state that stopped at `offset`, if the file still looks as it did when it
+/// was read (a file rewritten during the read must not get a state that resumes on the new
+/// content).
+fn settled(path: &Path, before: &fs::Metadata, offset: u64) -> Option<(u64, u64)> {
+    let (head, tail) = fresh::hashes(path, offset).ok()?;
     let after = fs::metadata(path).ok()?;
     (FileKey::of(&after) == FileKey::of(before)).then_some((head, tail))
 }

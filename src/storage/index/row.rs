@@ -105,10 +105,9 @@ pub struct NewRow<'a> {
 pub struct StateParts<'a> {
     pub rest: &'a [u8],
     pub nodes_changed: &'a [u8],
-    /// Serialized only when stored whole (a new row, or chunks folded).
-    pub nodes_all: &'a crate::model::info::IdMap,
-    /// `nodes_all` already serialized (by the reading thread, for a new row).
-    pub nodes_all_json: Option<&'a [u8]>,
+    /// Serialized only when stored whole (a new row, or chunks folded); `None` when a resume
+    /// settled without loading them (see `index::nodes`).
+    pub nodes_all: Option<&'a crate::model::info::IdMap>,
 }
 
 /// The searchable text and tool-call text of a row that a scan read: all of it for a new row,
