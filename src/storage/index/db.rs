@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use super::row::{Fields, SELECT_ROWS, read_row, row_hash};
+use super::row::{Fields, SELECT_ROWS, decode_row, read_row, row_hash, row_id, row_path};
 pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, path_bytes, path_of};
 
 /// The cache file in the cache folder.
@@ -211,6 +211,22 @@ impl Db {
         let mut stmt = self.conn.prepare_cached(SELECT_ROWS)?;
         let rows = stmt.query_map([], read_row)?;
         rows.collect()
+    }
+
+    /// Calls `f` with every row's stored path and the row itself (read with [`decode_row`]
+    /// only if `f` asks: a row of no file listed now needs only its id), in storage order,
+    /// without collecting them.
+    pub(crate) fn for_each_row(
+        &self,
+        mut f: impl FnMut(&[u8], StoredRow<'_, '_>) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare_cached(SELECT_ROWS)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path = row_path(r)?;
+            f(path, StoredRow { r, path })?;
+        }
+        Ok(())
     }
 
     /// The row of one path.
@@ -553,6 +569,23 @@ impl Db {
             stmt.execute([id])?;
         }
         Ok(())
+    }
+}
+
+/// A row met by [`Db::for_each_row`], not yet decoded.
+pub(crate) struct StoredRow<'a, 's> {
+    r: &'a rusqlite::Row<'s>,
+    path: &'a [u8],
+}
+
+impl StoredRow<'_, '_> {
+    pub(crate) fn id(&self) -> rusqlite::Result<i64> {
+        row_id(self.r)
+    }
+
+    /// The row, its fields decoded (see [`decode_row`]).
+    pub(crate) fn decode(&self) -> rusqlite::Result<Row> {
+        decode_row(self.r, self.path)
     }
 }
 

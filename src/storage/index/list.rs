@@ -2,6 +2,7 @@
 //! (from the start or from where their last scan stopped), and storing what was read in one
 //! transaction.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
@@ -11,7 +12,8 @@ use rayon::prelude::*;
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
 use super::rescan::{Prior, Rescanned, rescan};
-use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh, state_bound};
+use super::row::{path_key, stored_path};
+use super::{Index, IndexEvent, ListOptions, ListStats, fits, fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
@@ -19,36 +21,62 @@ use crate::storage::open::ReadError;
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
 
 impl Index {
-    /// The rows, or none (rebuilding the database) when it cannot be read.
-    fn rows(&mut self) -> RowMap {
+    /// The stored rows of `found` (each path's first file), matched as they are read: see
+    /// [`Matched`]. With `roots`, every row is read in one pass and those of no file found
+    /// under them are marked gone; without, each file's row is looked up. A database that
+    /// cannot be read is rebuilt (it is only a cache) and nothing matches.
+    fn match_rows(
+        &mut self,
+        found: &[(FoundFile, fs::Metadata)],
+        roots: &[SessionRoot],
+        with_text: bool,
+    ) -> Matched {
         let Some(db) = &self.db else {
-            return RowMap::default();
+            return Matched::new(found.len(), with_text);
         };
-        match db.rows() {
-            Ok(rows) => rows
-                .into_iter()
-                .map(|(p, r)| (p.into_os_string(), r))
-                .collect(),
+        // Each path's first file (a path found twice is listed from its row once).
+        let mut at: HashMap<Cow<'_, [u8]>, usize, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(found.len(), Default::default());
+        for (i, (f, _)) in found.iter().enumerate() {
+            at.entry(path_key(&f.path)).or_insert(i);
+        }
+        let mut m = Matched::new(found.len(), with_text);
+        if roots.is_empty() {
+            for (i, (f, meta)) in found.iter().enumerate() {
+                if at.get(path_key(&f.path).as_ref()) == Some(&i)
+                    && let Ok(Some(row)) = db.row(&f.path)
+                {
+                    m.take(i, f, meta, row);
+                }
+            }
+            return m;
+        }
+        let all = db.for_each_row(|path, row| {
+            match at.get(path) {
+                Some(&i) => {
+                    let (f, meta) = &found[i];
+                    m.take(i, f, meta, row.decode()?);
+                }
+                None => {
+                    let p = stored_path(path);
+                    if roots.iter().any(|r| p.starts_with(&r.path)) {
+                        m.gone.push(row.id()?);
+                    }
+                }
+            }
+            Ok(())
+        });
+        match all {
+            Ok(()) => m,
             Err(_) => {
                 // Damaged under us: start over (it is only a cache).
                 let path = db.path.clone();
                 self.db = None;
                 db::remove_db_files(&path);
                 self.db = path.parent().and_then(Db::open);
-                RowMap::default()
+                Matched::new(found.len(), with_text)
             }
         }
-    }
-
-    /// The rows of these files only.
-    fn rows_of(&self, found: &[(FoundFile, fs::Metadata)]) -> RowMap {
-        let Some(db) = &self.db else {
-            return RowMap::default();
-        };
-        found
-            .iter()
-            .filter_map(|(f, _)| Some((f.path.clone().into_os_string(), db.row(&f.path).ok()??)))
-            .collect()
     }
 
     /// Lists every session under `roots`, newest first, calling `on_event` as rows become
@@ -107,51 +135,39 @@ impl Index {
             on_event(IndexEvent::Problem(p));
         }
         self.stats.files = found.len();
-        let mut rows = if roots.is_empty() {
-            self.rows_of(&found)
-        } else {
-            self.rows()
-        };
-
-        // Unchanged files: one stat each (done by the discovery above).
-        let mut sessions = Vec::with_capacity(found.len());
-        let mut session_rows: Vec<StoredLens> = Vec::new();
+        // Unchanged files: one stat each (done by the discovery above), their rows taken as
+        // they are read.
+        let Matched {
+            mut sessions,
+            owners,
+            lens: session_rows,
+            problems: cached,
+            mut stale,
+            done,
+            gone,
+            ..
+        } = self.match_rows(&found, roots, opts.with_text);
+        let mut found: Vec<Option<FoundFile>> = found.into_iter().map(|(f, _)| Some(f)).collect();
+        for (info, &i) in sessions.iter_mut().zip(&owners) {
+            if let Some(f) = found[i].as_mut() {
+                info.path = std::mem::take(&mut f.path);
+            }
+        }
+        let mut cached_problems = Vec::with_capacity(cached.len());
+        for (i, reason) in cached {
+            if let Some(f) = found[i].take() {
+                cached_problems.push(Skipped {
+                    path: f.path,
+                    reason,
+                });
+            }
+        }
         let mut todo: Vec<(FoundFile, Option<Row>)> = Vec::new();
-        let mut cached_problems = Vec::new();
-        for (file, meta) in found {
-            let key = FileKey::of(&meta);
-            let row = rows.remove(file.path.as_os_str());
-            match row {
-                Some(mut row) if row.key == key && fits(&row, key.size) => {
-                    if let Some(reason) = &row.problem {
-                        cached_problems.push(Skipped {
-                            path: file.path,
-                            reason: reason.clone(),
-                        });
-                        continue;
-                    }
-                    let agent = file.agent.or(row.detected_agent);
-                    match (row.info.take(), agent) {
-                        (Some(mut info), Some(agent)) => {
-                            info.path = file.path;
-                            info.agent = agent;
-                            // Searchable text only when asked for, tool calls included.
-                            if opts.with_text {
-                                info.all_messages_text = std::mem::take(&mut row.torn_text);
-                                info.tool_text = std::mem::take(&mut row.torn_tools);
-                                session_rows.push(StoredLens {
-                                    id: row.id,
-                                    text_len: row.text_len,
-                                    tools_len: row.tools_len,
-                                    agent: file.agent,
-                                });
-                            }
-                            sessions.push(info);
-                        }
-                        _ => todo.push((file, Some(row))),
-                    }
-                }
-                other => todo.push((file, other)),
+        for (i, f) in found.into_iter().enumerate() {
+            if let Some(f) = f
+                && !done[i]
+            {
+                todo.push((f, stale.remove(&i)));
             }
         }
         if opts.with_text && !session_rows.is_empty() {
@@ -167,13 +183,6 @@ impl Index {
             on_event(IndexEvent::Problem(&p));
             problems.push(p);
         }
-
-        // Rows of files gone from the roots listed now.
-        let gone: Vec<i64> = rows
-            .iter()
-            .filter(|(p, _)| roots.iter().any(|r| Path::new(p).starts_with(&r.path)))
-            .map(|(_, r)| r.id)
-            .collect();
 
         // New and changed files: their stored states loaded here (the database is this
         // thread's), read in parallel, rows written here as results arrive.
@@ -495,6 +504,79 @@ impl Index {
             info.tool_text = join(old_tools, new_tools, torn_tools, &listing_tools);
         }
         Ok(info)
+    }
+}
+
+/// What the stored rows say about the files found (by their position in `found`).
+struct Matched {
+    /// The listings of files whose rows are current (their paths left empty), and whose
+    /// they are.
+    sessions: Vec<SessionInfo>,
+    owners: Vec<usize>,
+    /// With text: the stored lengths of each of `sessions`.
+    lens: Vec<StoredLens>,
+    with_text: bool,
+    /// Files whose current rows are problems, with the reason.
+    problems: Vec<(usize, String)>,
+    /// Rows of files that changed (or whose rows cannot be used as they are).
+    stale: HashMap<usize, Row>,
+    /// Files whose rows are current (listed or problems).
+    done: Vec<bool>,
+    /// Rows of files gone from the roots listed.
+    gone: Vec<i64>,
+}
+
+impl Matched {
+    fn new(files: usize, with_text: bool) -> Matched {
+        Matched {
+            sessions: Vec::with_capacity(files),
+            owners: Vec::with_capacity(files),
+            lens: Vec::with_capacity(if with_text { files } else { 0 }),
+            with_text,
+            problems: Vec::new(),
+            stale: HashMap::new(),
+            done: vec![false; files],
+            gone: Vec::new(),
+        }
+    }
+
+    /// The stored row of file `i`: its listing when the file is unchanged, else kept for
+    /// the rescan.
+    fn take(&mut self, i: usize, file: &FoundFile, meta: &fs::Metadata, mut row: Row) {
+        let key = FileKey::of(meta);
+        if row.key != key || !fits(&row, key.size) {
+            self.stale.insert(i, row);
+            return;
+        }
+        if let Some(reason) = row.problem.take() {
+            self.problems.push((i, reason));
+            self.done[i] = true;
+            return;
+        }
+        let agent = file.agent.or(row.detected_agent);
+        match (row.info.take(), agent) {
+            (Some(mut info), Some(agent)) => {
+                info.agent = agent;
+                // Searchable text only when asked for, tool calls included.
+                if self.with_text {
+                    info.all_messages_text = std::mem::take(&mut row.torn_text);
+                    info.tool_text = std::mem::take(&mut row.torn_tools);
+                    self.lens.push(StoredLens {
+                        id: row.id,
+                        text_len: row.text_len,
+                        tools_len: row.tools_len,
+                        agent: file.agent,
+                    });
+                }
+                self.sessions.push(info);
+                self.owners.push(i);
+                self.done[i] = true;
+            }
+            // (Rescanned from the start: the listing taken.)
+            _ => {
+                self.stale.insert(i, row);
+            }
+        }
     }
 }
 
