@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use serde_json::ser::Formatter;
+use serde_json::ser::{CompactFormatter, Formatter};
 use serde_json::{Value, json};
 
 use super::output::path_json;
@@ -44,44 +44,63 @@ fn outcome_of(s: &SessionInfo) -> Option<&'static str> {
     crate::model::stats::outcome::Outcome::of(s.last_stop_reason.as_deref()).map(|o| o.label())
 }
 
-/// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: each row's
-/// keys and values written straight to `out` through [`InertPretty`] (serde_json's pretty
-/// printer, which places every brace, comma and indent), with the strings escaped by
-/// [`write_json_str`] instead of serde_json's byte-at-a-time loop (41% of the instructions of
-/// a warm listing of 10k sessions went to that loop).
+/// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: each row
+/// written into one buffer as serde_json's pretty printer (indent of two spaces) lays it out,
+/// the row's shape being fixed: every brace, comma, indent and key is a constant written whole
+/// (`field!`), a string with nothing to escape or make inert is written as it is, and any
+/// other through [`write_json_str`] (serde_json's own escapes, then [`InertPretty`]'s). The
+/// buffer goes to `out` in blocks of [`BLOCK`] bytes.
 pub(crate) fn write_sessions_json<W: Write>(
-    out: W,
+    mut out: W,
     sessions: &[&SessionInfo],
     pinned: &dyn Fn(&SessionInfo) -> bool,
 ) -> io::Result<()> {
-    let mut w = RowWriter {
-        out,
-        f: InertPretty(serde_json::ser::PrettyFormatter::with_indent(b"  ")),
-    };
-    w.f.begin_array(&mut w.out)?;
-    for (i, s) in sessions.iter().enumerate() {
-        w.f.begin_array_value(&mut w.out, i == 0)?;
-        w.session(s, pinned(s))?;
-        w.f.end_array_value(&mut w.out)?;
+    if sessions.is_empty() {
+        return out.write_all(b"[]\n");
     }
-    w.f.end_array(&mut w.out)?;
-    w.out.write_all(b"\n")
+    let mut w = RowWriter {
+        buf: Vec::with_capacity(BLOCK + (BLOCK >> 2)),
+    };
+    w.buf.push(b'[');
+    for (i, s) in sessions.iter().enumerate() {
+        w.put(if i == 0 { b"\n  {" } else { b",\n  {" });
+        w.session(s, pinned(s));
+        w.put(b"\n  }");
+        if w.buf.len() >= BLOCK {
+            out.write_all(&w.buf)?;
+            w.buf.clear();
+        }
+    }
+    w.put(b"\n]\n");
+    out.write_all(&w.buf)
 }
 
-/// Writes JSON values through a serde_json [`Formatter`] the way serde_json's `Serializer`
-/// calls it (the same calls in the same order, so the same bytes).
-struct RowWriter<W, F> {
-    out: W,
-    f: F,
+/// How many bytes of rows are written to the output at a time.
+const BLOCK: usize = 1 << 16;
+
+/// A row's field after the first: the comma, the newline, the indent of a row's key (two
+/// levels: the array, the row) and the key with its colon.
+macro_rules! field {
+    ($k:literal) => {
+        concat!(",\n    \"", $k, "\": ").as_bytes()
+    };
 }
 
-impl<W: Write, F: Formatter> RowWriter<W, F> {
+/// Writes listing rows into a buffer (see [`write_sessions_json`]).
+struct RowWriter {
+    buf: Vec<u8>,
+}
+
+impl RowWriter {
+    fn put(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
     /// One listing row: [`info_json`]'s keys in its order (and `pinned` when set).
-    fn session(&mut self, s: &SessionInfo, pinned: bool) -> io::Result<()> {
-        self.f.begin_object(&mut self.out)?;
-        self.key(true, "path")?;
+    fn session(&mut self, s: &SessionInfo, pinned: bool) {
+        self.put(b"\n    \"path\": ");
         match s.path.to_str() {
-            Some(p) => self.str(p)?,
+            Some(p) => self.str(p),
             None => {
                 let lossy = path_json(&s.path);
                 self.object(&[
@@ -90,111 +109,122 @@ impl<W: Write, F: Formatter> RowWriter<W, F> {
                         "bytesBase64",
                         lossy["bytesBase64"].as_str().unwrap_or_default(),
                     ),
-                ])?;
+                ]);
             }
         }
-        self.end_value()?;
-        self.str_field("id", &s.id)?;
-        self.str_field("cwd", &s.cwd)?;
-        self.opt_str_field("name", s.name.as_deref())?;
-        self.opt_str_field("parentSessionPath", s.parent_session_path.as_deref())?;
-        self.opt_str_field("created", s.created_iso().as_deref())?;
-        self.str_field("modified", &s.modified_iso())?;
-        self.u64_field("messageCount", s.message_count)?;
-        self.str_field("firstMessage", &s.first_message)?;
-        self.str_field("agent", s.agent.as_str())?;
-        self.u64_field("version", u64::from(s.version))?;
-        self.u64_field("bytes", s.bytes)?;
-        self.u64_field("entryCount", s.entry_count)?;
-        self.u64_field("leafCount", s.leaf_count)?;
-        self.u64_field("labelCount", s.label_count)?;
-        self.bool_field("hasName", s.has_name)?;
-        self.bool_field("internal", s.internal)?;
-        self.key(false, "workflow")?;
+        self.put(field!("id"));
+        self.str(&s.id);
+        self.put(field!("cwd"));
+        self.str(&s.cwd);
+        self.put(field!("name"));
+        self.opt_str(s.name.as_deref());
+        self.put(field!("parentSessionPath"));
+        self.opt_str(s.parent_session_path.as_deref());
+        self.put(field!("created"));
+        self.opt_str(s.created_iso().as_deref());
+        self.put(field!("modified"));
+        self.str(&s.modified_iso());
+        self.put(field!("messageCount"));
+        self.u64(s.message_count);
+        self.put(field!("firstMessage"));
+        self.str(&s.first_message);
+        self.put(field!("agent"));
+        self.str(s.agent.as_str());
+        self.put(field!("version"));
+        self.u64(u64::from(s.version));
+        self.put(field!("bytes"));
+        self.u64(s.bytes);
+        self.put(field!("entryCount"));
+        self.u64(s.entry_count);
+        self.put(field!("leafCount"));
+        self.u64(s.leaf_count);
+        self.put(field!("labelCount"));
+        self.u64(s.label_count);
+        self.put(field!("hasName"));
+        self.bool(s.has_name);
+        self.put(field!("internal"));
+        self.bool(s.internal);
+        self.put(field!("workflow"));
         match &s.workflow {
             Some(wf) => self.object(&[
                 ("runId", &wf.run_id),
                 ("stageId", &wf.stage_id),
                 ("stageName", &wf.stage_name),
-            ])?,
-            None => self.f.write_null(&mut self.out)?,
+            ]),
+            None => self.put(b"null"),
         }
-        self.end_value()?;
-        self.opt_str_field("summary", s.summary.as_deref())?;
-        self.u64_field("totalTokens", s.total_tokens)?;
-        self.key(false, "cost")?;
+        self.put(field!("summary"));
+        self.opt_str(s.summary.as_deref());
+        self.put(field!("totalTokens"));
+        self.u64(s.total_tokens);
+        self.put(field!("cost"));
         if s.cost.is_finite() {
-            self.f.write_f64(&mut self.out, s.cost)?;
+            // (A `Vec` takes every write.)
+            let _ = CompactFormatter.write_f64(&mut self.buf, s.cost);
         } else {
             // As serde_json: NaN and infinities are `null`.
-            self.f.write_null(&mut self.out)?;
+            self.put(b"null");
         }
-        self.end_value()?;
-        self.opt_str_field("model", s.model.as_deref())?;
-        self.opt_str_field("outcome", outcome_of(s))?;
-        self.u64_field("parseIssues", s.parse_issues)?;
+        self.put(field!("model"));
+        self.opt_str(s.model.as_deref());
+        self.put(field!("outcome"));
+        self.opt_str(outcome_of(s));
+        self.put(field!("parseIssues"));
+        self.u64(s.parse_issues);
         if pinned {
-            self.bool_field("pinned", true)?;
+            self.put(field!("pinned"));
+            self.bool(true);
         }
-        self.f.end_object(&mut self.out)
     }
 
-    /// An object of string fields (never empty).
-    fn object(&mut self, fields: &[(&str, &str)]) -> io::Result<()> {
-        self.f.begin_object(&mut self.out)?;
+    /// An object of string fields (never empty) as a row's value: its keys one level deeper.
+    fn object(&mut self, fields: &[(&str, &str)]) {
+        self.put(b"{");
         for (i, (k, v)) in fields.iter().enumerate() {
-            self.key(i == 0, k)?;
-            self.str(v)?;
-            self.end_value()?;
+            // A key: one of this file's own names, plain ASCII letters, so it is written
+            // whole (nothing in it to escape or to make inert).
+            debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric()), "{k}");
+            self.put(if i == 0 {
+                b"\n      \""
+            } else {
+                b",\n      \""
+            });
+            self.put(k.as_bytes());
+            self.put(b"\": ");
+            self.str(v);
         }
-        self.f.end_object(&mut self.out)
+        self.put(b"\n    }");
     }
 
-    /// A key: one of this file's own names, plain ASCII letters, so it is written whole
-    /// (nothing in it to escape or to make inert).
-    fn key(&mut self, first: bool, k: &str) -> io::Result<()> {
-        debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric()), "{k}");
-        self.f.begin_object_key(&mut self.out, first)?;
-        self.f.begin_string(&mut self.out)?;
-        self.out.write_all(k.as_bytes())?;
-        self.f.end_string(&mut self.out)?;
-        self.f.end_object_key(&mut self.out)?;
-        self.f.begin_object_value(&mut self.out)
+    /// A JSON string: as it is when no byte of it is escaped by JSON or could start a
+    /// character made inert (all such are `"`, `\\`, C0 controls or start with a byte >=
+    /// 0x7f), else through [`write_json_str`].
+    fn str(&mut self, s: &str) {
+        if is_plain(s.as_bytes()) {
+            self.buf.reserve(s.len() + 2);
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(s.as_bytes());
+            self.buf.push(b'"');
+        } else {
+            let mut f = InertPretty(serde_json::ser::PrettyFormatter::with_indent(b"  "));
+            // (A `Vec` takes every write.)
+            let _ = write_json_str(&mut self.buf, &mut f, s);
+        }
     }
 
-    fn end_value(&mut self) -> io::Result<()> {
-        self.f.end_object_value(&mut self.out)
-    }
-
-    fn str(&mut self, s: &str) -> io::Result<()> {
-        write_json_str(&mut self.out, &mut self.f, s)
-    }
-
-    fn str_field(&mut self, k: &str, v: &str) -> io::Result<()> {
-        self.key(false, k)?;
-        self.str(v)?;
-        self.end_value()
-    }
-
-    fn opt_str_field(&mut self, k: &str, v: Option<&str>) -> io::Result<()> {
-        self.key(false, k)?;
+    fn opt_str(&mut self, v: Option<&str>) {
         match v {
-            Some(v) => self.str(v)?,
-            None => self.f.write_null(&mut self.out)?,
+            Some(v) => self.str(v),
+            None => self.put(b"null"),
         }
-        self.end_value()
     }
 
-    fn u64_field(&mut self, k: &str, v: u64) -> io::Result<()> {
-        self.key(false, k)?;
-        self.f.write_u64(&mut self.out, v)?;
-        self.end_value()
+    fn u64(&mut self, v: u64) {
+        let _ = CompactFormatter.write_u64(&mut self.buf, v);
     }
 
-    fn bool_field(&mut self, k: &str, v: bool) -> io::Result<()> {
-        self.key(false, k)?;
-        self.f.write_bool(&mut self.out, v)?;
-        self.end_value()
+    fn bool(&mut self, v: bool) {
+        self.put(if v { b"true" } else { b"false" });
     }
 }
 
@@ -234,6 +264,22 @@ where
         f.write_string_fragment(w, s.get(start..).unwrap_or_default())?;
     }
     f.end_string(w)
+}
+
+/// Whether no byte of `b` is [`json_escaped`] or >= 0x7f, 16 bytes at a time (one compare
+/// of the byte less 0x20, wrapping, tells both ends of the range; no early exit within a
+/// block, so the compiler makes vector compares of it), the last bytes in a padded block.
+fn is_plain(b: &[u8]) -> bool {
+    const BLOCK: usize = 16;
+    let bad = |c: u8| (c.wrapping_sub(0x20) >= 0x5f) | (c == b'"') | (c == b'\\');
+    let clean = |block: &[u8; BLOCK]| !block.iter().fold(false, |any, &c| any | bad(c));
+    let (blocks, tail) = b.as_chunks::<BLOCK>();
+    if !blocks.iter().all(clean) {
+        return false;
+    }
+    let mut pad = [b' '; BLOCK];
+    pad[..tail.len()].copy_from_slice(tail);
+    clean(&pad)
 }
 
 /// Whether JSON escapes this byte inside a string (quote, backslash, C0 control). A byte of a

@@ -18,7 +18,7 @@ use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
-use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
+use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_keyed};
 
 impl Index {
     /// The stored rows of `found` (each path's first file), matched as they are read: see
@@ -27,7 +27,7 @@ impl Index {
     /// cannot be read is rebuilt (it is only a cache) and nothing matches.
     fn match_rows(
         &mut self,
-        found: &[(FoundFile, fs::Metadata)],
+        found: &[(FoundFile, FileKey)],
         roots: &[SessionRoot],
         with_text: bool,
     ) -> Matched {
@@ -42,11 +42,11 @@ impl Index {
         }
         let mut m = Matched::new(found.len(), with_text);
         if roots.is_empty() {
-            for (i, (f, meta)) in found.iter().enumerate() {
+            for (i, (f, key)) in found.iter().enumerate() {
                 if at.get(path_key(&f.path).as_ref()) == Some(&i)
                     && let Ok(Some(row)) = db.row(&f.path)
                 {
-                    m.take(i, f, meta, row);
+                    m.take(i, f, *key, row);
                 }
             }
             return m;
@@ -54,8 +54,8 @@ impl Index {
         let all = db.for_each_row(|path, row| {
             match at.get(path) {
                 Some(&i) => {
-                    let (f, meta) = &found[i];
-                    m.take(i, f, meta, row.decode()?);
+                    let (f, key) = &found[i];
+                    m.take(i, f, *key, row.decode()?);
                 }
                 None => {
                     let p = stored_path(path);
@@ -87,7 +87,7 @@ impl Index {
         opts: ListOptions,
         mut on_event: impl FnMut(IndexEvent<'_>),
     ) -> Listing {
-        let (found, problems) = find_session_files_with_meta(roots);
+        let (found, problems) = find_session_files_keyed(roots);
         self.list_found(found, problems, roots, opts, &mut on_event)
     }
 
@@ -100,7 +100,7 @@ impl Index {
             agent,
         };
         self.list_found(
-            vec![(file, meta)],
+            vec![(file, FileKey::of(&meta))],
             Vec::new(),
             &[],
             ListOptions::default(),
@@ -112,7 +112,7 @@ impl Index {
     /// file is read from where its last scan stopped; no other row is looked at or removed.
     pub fn list_files(
         &mut self,
-        files: Vec<(FoundFile, fs::Metadata)>,
+        files: Vec<(FoundFile, FileKey)>,
         opts: ListOptions,
         mut on_event: impl FnMut(IndexEvent<'_>),
     ) -> Listing {
@@ -123,7 +123,7 @@ impl Index {
     /// removed.
     fn list_found(
         &mut self,
-        found: Vec<(FoundFile, fs::Metadata)>,
+        found: Vec<(FoundFile, FileKey)>,
         mut problems: Vec<Skipped>,
         roots: &[SessionRoot],
         opts: ListOptions,
@@ -542,8 +542,7 @@ impl Matched {
 
     /// The stored row of file `i`: its listing when the file is unchanged, else kept for
     /// the rescan.
-    fn take(&mut self, i: usize, file: &FoundFile, meta: &fs::Metadata, mut row: Row) {
-        let key = FileKey::of(meta);
+    fn take(&mut self, i: usize, file: &FoundFile, key: FileKey, mut row: Row) {
         if row.key != key || !fits(&row, key.size) {
             self.stale.insert(i, row);
             return;
