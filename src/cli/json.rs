@@ -516,6 +516,13 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    /// [`RowWriter::str`] (a plain string whole, any other through [`write_json_str`]).
+    fn row_str(s: &str) -> String {
+        let mut w = RowWriter { buf: Vec::new() };
+        w.str(s);
+        String::from_utf8(w.buf).unwrap()
+    }
+
     /// serde_json's own escaping, then [`escape_inert`]: what `to_json` prints for a string.
     fn reference_str(s: &str) -> String {
         escape_inert(&serde_json::to_string(s).unwrap())
@@ -542,11 +549,13 @@ mod tests {
         #[test]
         fn strings_are_written_as_serde_json_escapes_them(s in tricky_string()) {
             prop_assert_eq!(fast_str(&s), reference_str(&s));
+            prop_assert_eq!(row_str(&s), reference_str(&s));
         }
 
         #[test]
         fn arbitrary_strings_are_written_as_serde_json_escapes_them(s in any::<String>()) {
             prop_assert_eq!(fast_str(&s), reference_str(&s));
+            prop_assert_eq!(row_str(&s), reference_str(&s));
         }
 
         #[test]
@@ -564,11 +573,12 @@ mod tests {
     #[test]
     fn every_byte_at_every_block_position_is_escaped_as_serde_json_does() {
         for c in (0u32..0x100).filter_map(char::from_u32) {
-            for at in [0, 1, 31, 32, 33, 63, 64, 70] {
+            for at in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 70] {
                 let mut s = "x".repeat(at);
                 s.push(c);
                 s.push_str("tail");
                 assert_eq!(fast_str(&s), reference_str(&s), "{c:?} at {at}");
+                assert_eq!(row_str(&s), reference_str(&s), "{c:?} at {at}");
             }
         }
     }
