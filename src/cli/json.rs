@@ -7,6 +7,7 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use serde_json::{Value, json};
 
 use super::output::path_json;
+use crate::model::entry::{format_iso_ms, iso_ms_bytes};
 use crate::model::info::SessionInfo;
 
 /// The JSON of a listing row: pi's camelCase `SessionInfo` fields plus grove's.
@@ -47,9 +48,8 @@ fn outcome_of(s: &SessionInfo) -> Option<&'static str> {
 /// `write_json_array(out, sessions.map(info_json))`, byte for byte, in one pass: each row
 /// written into one buffer as serde_json's pretty printer (indent of two spaces) lays it out,
 /// the row's shape being fixed: every brace, comma, indent and key is a constant written whole
-/// (`field!`), a string with nothing to escape or make inert is written as it is, and any
-/// other through [`write_json_str`] (serde_json's own escapes, then [`InertPretty`]'s). The
-/// buffer goes to `out` in blocks of [`BLOCK`] bytes.
+/// (`field!`), and each string escaped in one pass ([`RowWriter::str`]: serde_json's escapes,
+/// then [`InertPretty`]'s). The buffer goes to `out` in blocks of [`BLOCK`] bytes.
 pub(crate) fn write_sessions_json<W: Write>(
     mut out: W,
     sessions: &[&SessionInfo],
@@ -121,9 +121,12 @@ impl RowWriter {
         self.put(field!("parentSessionPath"));
         self.opt_str(s.parent_session_path.as_deref());
         self.put(field!("created"));
-        self.opt_str(s.created_iso().as_deref());
+        match s.created_ms {
+            Some(ms) => self.time(ms),
+            None => self.put(b"null"),
+        }
         self.put(field!("modified"));
-        self.str(&s.modified_iso());
+        self.time(s.modified_ms);
         self.put(field!("messageCount"));
         self.u64(s.message_count);
         self.put(field!("firstMessage"));
@@ -196,19 +199,78 @@ impl RowWriter {
         self.put(b"\n    }");
     }
 
-    /// A JSON string: as it is when no byte of it is escaped by JSON or could start a
-    /// character made inert (all such are `"`, `\\`, C0 controls or start with a byte >=
-    /// 0x7f), else through [`write_json_str`].
+    /// A JSON string as serde_json writes it through [`InertPretty`]: serde_json's escapes
+    /// for `"`, `\\` and C0 controls, `\u` escapes for the characters [`needs_json_escape`],
+    /// in one pass. All of those are ASCII or start with a byte >= 0x7f ([`not_plain`]): the
+    /// bytes up to the next such byte are found 16 at a time (a string without any, most of a
+    /// listing, is written whole).
     fn str(&mut self, s: &str) {
-        if is_plain(s.as_bytes()) {
-            self.buf.reserve(s.len() + 2);
+        let b = s.as_bytes();
+        self.buf.reserve(b.len() + 2);
+        self.buf.push(b'"');
+        if is_plain(b) {
+            self.buf.extend_from_slice(b);
             self.buf.push(b'"');
-            self.buf.extend_from_slice(s.as_bytes());
-            self.buf.push(b'"');
-        } else {
-            let mut f = InertPretty(serde_json::ser::PrettyFormatter::with_indent(b"  "));
-            // (A `Vec` takes every write.)
-            let _ = write_json_str(&mut self.buf, &mut f, s);
+            return;
+        }
+        let (mut start, mut i) = (0, 0);
+        while let Some(k) = b.get(i..).and_then(|rest| find_byte(rest, not_plain)) {
+            i += k;
+            let c = b[i];
+            if c.is_ascii() {
+                self.buf.extend_from_slice(&b[start..i]);
+                match c {
+                    b'"' => self.put(b"\\\""),
+                    b'\\' => self.put(b"\\\\"),
+                    b'\n' => self.put(b"\\n"),
+                    b'\t' => self.put(b"\\t"),
+                    b'\r' => self.put(b"\\r"),
+                    0x08 => self.put(b"\\b"),
+                    0x0c => self.put(b"\\f"),
+                    // The other C0 controls, as serde_json writes them, and DEL, made inert.
+                    _ => self.unicode_escape(u16::from(c)),
+                }
+                i += 1;
+                start = i;
+                continue;
+            }
+            // The start of a character (every byte before it was ASCII or a whole character).
+            let Some(ch) = s.get(i..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            if needs_json_escape(ch) {
+                self.buf.extend_from_slice(&b[start..i]);
+                let mut units = [0u16; 2];
+                for &unit in ch.encode_utf16(&mut units).iter() {
+                    self.unicode_escape(unit);
+                }
+                start = i + ch.len_utf8();
+            }
+            i += ch.len_utf8();
+        }
+        self.buf
+            .extend_from_slice(b.get(start..).unwrap_or_default());
+        self.buf.push(b'"');
+    }
+
+    /// `\u` and four lowercase hex digits, as serde_json and [`InertPretty`] write them.
+    fn unicode_escape(&mut self, unit: u16) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.put(b"\\u");
+        for shift in [12, 8, 4, 0] {
+            self.buf.push(HEX[usize::from((unit >> shift) & 0xf)]);
+        }
+    }
+
+    /// A time as [`SessionInfo::modified_iso`] gives it (its digits written in place).
+    fn time(&mut self, ms: i64) {
+        match iso_ms_bytes(ms) {
+            Some(iso) => {
+                self.put(b"\"");
+                self.put(&iso);
+                self.put(b"\"");
+            }
+            None => self.str(&format_iso_ms(ms)),
         }
     }
 
@@ -228,69 +290,33 @@ impl RowWriter {
     }
 }
 
-/// A JSON string as serde_json's `Serializer::serialize_str` writes it through `f`: the same
-/// calls (`begin_string`, a fragment per run of plain bytes, `write_char_escape` per byte that
-/// JSON escapes, `end_string`), found by a scan that the compiler vectorizes, 32 bytes at a
-/// time, instead of a table lookup per byte. A string with nothing to escape (most of a
-/// listing: paths, ids, times, plain ASCII text) is one fragment, written whole.
-pub(crate) fn write_json_str<W, F>(w: &mut W, f: &mut F, s: &str) -> io::Result<()>
-where
-    W: ?Sized + Write,
-    F: ?Sized + Formatter,
-{
-    use serde_json::ser::CharEscape;
-    f.begin_string(w)?;
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    while let Some(k) = bytes.get(start..).and_then(find_json_escape) {
-        let at = start + k;
-        if at > start {
-            f.write_string_fragment(w, s.get(start..at).unwrap_or_default())?;
-        }
-        let escape = match bytes[at] {
-            b'"' => CharEscape::Quote,
-            b'\\' => CharEscape::ReverseSolidus,
-            b'\n' => CharEscape::LineFeed,
-            b'\t' => CharEscape::Tab,
-            b'\r' => CharEscape::CarriageReturn,
-            0x08 => CharEscape::Backspace,
-            0x0c => CharEscape::FormFeed,
-            byte => CharEscape::AsciiControl(byte),
-        };
-        f.write_char_escape(w, escape)?;
-        start = at + 1;
-    }
-    if start < bytes.len() {
-        f.write_string_fragment(w, s.get(start..).unwrap_or_default())?;
-    }
-    f.end_string(w)
-}
-
-/// Whether no byte of `b` is [`json_escaped`] or >= 0x7f, 16 bytes at a time (one compare
-/// of the byte less 0x20, wrapping, tells both ends of the range; no early exit within a
-/// block, so the compiler makes vector compares of it), the last bytes in a padded block.
+/// Whether no byte of `b` is [`not_plain`], [`PLAIN_BLOCK`] bytes at a time,
+/// the last bytes in a padded block.
 fn is_plain(b: &[u8]) -> bool {
-    const BLOCK: usize = 16;
-    let bad = |c: u8| (c.wrapping_sub(0x20) >= 0x5f) | (c == b'"') | (c == b'\\');
-    let clean = |block: &[u8; BLOCK]| !block.iter().fold(false, |any, &c| any | bad(c));
-    let (blocks, tail) = b.as_chunks::<BLOCK>();
-    if !blocks.iter().all(clean) {
+    let (blocks, tail) = b.as_chunks::<PLAIN_BLOCK>();
+    if !blocks.iter().all(plain_block) {
         return false;
     }
-    let mut pad = [b' '; BLOCK];
+    let mut pad = [b' '; PLAIN_BLOCK];
     pad[..tail.len()].copy_from_slice(tail);
-    clean(&pad)
+    plain_block(&pad)
 }
 
-/// Whether JSON escapes this byte inside a string (quote, backslash, C0 control). A byte of a
-/// multi-byte character never is (all are >= 0x80), so splitting at one keeps `str` bounds.
-fn json_escaped(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
+const PLAIN_BLOCK: usize = 16;
+
+/// Whether no byte of the block is [`not_plain`]: no early exit within it, so the compiler
+/// makes vector compares of it.
+#[inline(always)]
+fn plain_block(block: &[u8; PLAIN_BLOCK]) -> bool {
+    !block.iter().fold(false, |any, &c| any | not_plain(c))
 }
 
-/// The position of the first byte [`json_escaped`] in `b`.
-fn find_json_escape(b: &[u8]) -> Option<usize> {
-    find_byte(b, json_escaped)
+/// Whether a byte is one JSON escapes inside a string (quote, backslash, C0 control) or >= 0x7f
+/// (one compare of the byte less 0x20, wrapping, for both ends of the range). A byte of a
+/// multi-byte character is >= 0x80, so a split at the first such byte keeps `str` bounds.
+#[inline(always)]
+fn not_plain(c: u8) -> bool {
+    (c.wrapping_sub(0x20) >= 0x5f) | (c == b'"') | (c == b'\\')
 }
 
 /// The position of the first byte of `b` that `pred` holds for, 16 bytes at a time: a fold
@@ -508,15 +534,7 @@ mod tests {
         }
     }
 
-    /// [`write_json_str`] through [`InertPretty`], as a `String`.
-    fn fast_str(s: &str) -> String {
-        let mut out = Vec::new();
-        let mut f = InertPretty(serde_json::ser::PrettyFormatter::with_indent(b"  "));
-        write_json_str(&mut out, &mut f, s).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    /// [`RowWriter::str`] (a plain string whole, any other through [`write_json_str`]).
+    /// [`RowWriter::str`], as a `String`.
     fn row_str(s: &str) -> String {
         let mut w = RowWriter { buf: Vec::new() };
         w.str(s);
@@ -548,13 +566,11 @@ mod tests {
     proptest! {
         #[test]
         fn strings_are_written_as_serde_json_escapes_them(s in tricky_string()) {
-            prop_assert_eq!(fast_str(&s), reference_str(&s));
             prop_assert_eq!(row_str(&s), reference_str(&s));
         }
 
         #[test]
         fn arbitrary_strings_are_written_as_serde_json_escapes_them(s in any::<String>()) {
-            prop_assert_eq!(fast_str(&s), reference_str(&s));
             prop_assert_eq!(row_str(&s), reference_str(&s));
         }
 
@@ -565,7 +581,7 @@ mod tests {
                 crate::text::sanitize::sanitize_path(&s),
                 crate::text::sanitize::sanitize_multiline(&s, 4),
             ] {
-                prop_assert_eq!(fast_str(&shown), reference_str(&shown));
+                prop_assert_eq!(row_str(&shown), reference_str(&shown));
             }
         }
     }
@@ -577,7 +593,6 @@ mod tests {
                 let mut s = "x".repeat(at);
                 s.push(c);
                 s.push_str("tail");
-                assert_eq!(fast_str(&s), reference_str(&s), "{c:?} at {at}");
                 assert_eq!(row_str(&s), reference_str(&s), "{c:?} at {at}");
             }
         }

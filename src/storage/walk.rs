@@ -61,7 +61,7 @@ pub(crate) fn find(roots: &[SessionRoot]) -> Found {
                     }
                     _ => false,
                 };
-                let path = root.path.join(OsStr::from_bytes(name.to_bytes()));
+                let path = join(&root.path, name);
                 if is_dir {
                     root_steps.push(Step::Folder(folder_names.len()));
                     folder_names.push((open_roots.len(), name.to_bytes().to_vec(), path, agent));
@@ -149,7 +149,7 @@ fn walk(folder: &Folder<'_>, names: &mut Names) -> Vec<Result<(FoundFile, FileKe
     names
         .iter()
         .filter_map(|(name, _)| {
-            let path = || folder.path.join(OsStr::from_bytes(name.to_bytes()));
+            let path = || join(&folder.path, name);
             consider(fd.as_fd(), name, path, folder.agent)
         })
         .collect()
@@ -182,6 +182,15 @@ fn consider(
             reason: format!("cannot stat: {e}"),
         }),
     })
+}
+
+/// `dir.join(name)`, allocated once at its length (a `join` copies `dir`, then grows).
+fn join(dir: &Path, name: &CStr) -> PathBuf {
+    let name = OsStr::from_bytes(name.to_bytes());
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
 
 /// Whether a file name is `*.jsonl` as `Path::extension` sees it: a name with something
@@ -332,6 +341,15 @@ mod tests {
                 .and_then(|e| e.to_str())
                 == Some("jsonl");
             assert_eq!(is_session_name(name.as_bytes()), by_path, "{name}");
+        }
+    }
+
+    #[test]
+    fn paths_are_joined_as_path_join_does() {
+        for dir in ["/r", "/r/", "r", "", "/", "r//s"] {
+            let name = c"a.jsonl";
+            let by_join = Path::new(dir).join("a.jsonl");
+            assert_eq!(join(Path::new(dir), name), by_join, "{dir:?}");
         }
     }
 
