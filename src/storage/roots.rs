@@ -149,20 +149,7 @@ pub fn agent_from_path(p: &Path) -> Option<Dialect> {
         .then_some(Dialect::Atomic)
 }
 
-/// A file found under a root.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundFile {
-    pub path: PathBuf,
-    /// The agent from the root, if the root decides it.
-    pub agent: Option<Dialect>,
-}
-
-/// Something under a root that looks like a session but cannot be read as one.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
-}
+pub use super::walk::{FoundFile, Skipped};
 
 /// Lists `ROOT/*.jsonl` and `ROOT/*/*.jsonl`, following symlinked folders (broken links are
 /// skipped). Only regular files (or links to them) are returned: a directory or FIFO named
@@ -178,7 +165,16 @@ pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped
 pub fn find_session_files_keyed(
     roots: &[SessionRoot],
 ) -> (Vec<(FoundFile, FileKey)>, Vec<Skipped>) {
-    super::walk::find(roots)
+    let roots: Vec<(&Path, Option<Dialect>)> = roots
+        .iter()
+        .map(|r| {
+            (
+                r.path.as_path(),
+                r.agent.or_else(|| agent_from_path(&r.path)),
+            )
+        })
+        .collect();
+    super::walk::find(&roots)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Finding the session files under the roots (`ROOT/*.jsonl` and `ROOT/*/*.jsonl`, see
-//! [`super::roots::find_session_files_keyed`]), each with the freshness key of its one `stat`.
+//! `roots::find_session_files_keyed`), each with the freshness key of its one `stat`.
 //!
 //! A warm listing of 10k sessions is mostly this walk: one `statx` per file, which is kernel
 //! time. So each folder is opened once and read into one buffer of names (no allocation per
@@ -17,11 +17,25 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{CWD, FileType, Mode, OFlags};
 
 use super::index::row::FileKey;
-use super::roots::{FoundFile, SessionRoot, Skipped, agent_from_path};
 use crate::model::context::Dialect;
 
 /// The most threads that walk session folders at once.
 const MAX_THREADS: usize = 4;
+
+/// A file found under a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundFile {
+    pub path: PathBuf,
+    /// The agent from the root, if the root decides it.
+    pub agent: Option<Dialect>,
+}
+
+/// Something under a root that looks like a session but cannot be read as one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
 
 /// What a listing finds: the files with their keys, in order, and what it skipped.
 pub(crate) type Found = (Vec<(FoundFile, FileKey)>, Vec<Skipped>);
@@ -43,15 +57,15 @@ struct Folder<'a> {
 
 /// See the module docs. Links are followed (a broken one is reported); only regular files are
 /// returned, anything else named `.jsonl` is reported, never opened.
-pub(crate) fn find(roots: &[SessionRoot]) -> Found {
+/// `roots` are the roots' folders with their agents (when the root decides it).
+pub(crate) fn find(roots: &[(&Path, Option<Dialect>)]) -> Found {
     let mut names = Names::default();
     let mut open_roots: Vec<OwnedFd> = Vec::new();
     let mut steps: Vec<Vec<Step>> = Vec::new();
     let mut folder_names: Vec<(usize, Vec<u8>, PathBuf, Option<Dialect>)> = Vec::new();
-    for root in roots {
-        let agent = root.agent.or_else(|| agent_from_path(&root.path));
+    for &(root, agent) in roots {
         let mut root_steps = Vec::new();
-        if let Ok(fd) = open_dir(CWD, &root.path) {
+        if let Ok(fd) = open_dir(CWD, root) {
             names.read(fd.as_fd());
             for (name, kind) in names.iter() {
                 let is_dir = match kind {
@@ -61,7 +75,7 @@ pub(crate) fn find(roots: &[SessionRoot]) -> Found {
                     }
                     _ => false,
                 };
-                let path = join(&root.path, name);
+                let path = join(root, name);
                 if is_dir {
                     root_steps.push(Step::Folder(folder_names.len()));
                     folder_names.push((open_roots.len(), name.to_bytes().to_vec(), path, agent));
@@ -361,11 +375,7 @@ mod tests {
         for (i, f) in ["a.jsonl", "b.jsonl"].iter().enumerate() {
             std::fs::write(dir.join(f), "x".repeat(i + 1)).unwrap();
         }
-        let roots = [SessionRoot {
-            path: tmp.path().to_path_buf(),
-            agent: None,
-        }];
-        let (files, skipped) = find(&roots);
+        let (files, skipped) = find(&[(tmp.path(), None)]);
         assert!(skipped.is_empty());
         assert_eq!(files.len(), 2);
         for (f, key) in files {
