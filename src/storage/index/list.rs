@@ -11,9 +11,10 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
+use super::matched::{Matched, StoredLens};
 use super::rescan::{Prior, Rescanned, rescan};
 use super::row::{path_key, stored_path};
-use super::{Index, IndexEvent, ListOptions, ListStats, fits, fresh, state_bound};
+use super::{Index, IndexEvent, ListOptions, ListStats, fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
@@ -505,86 +506,6 @@ impl Index {
         }
         Ok(info)
     }
-}
-
-/// What the stored rows say about the files found (by their position in `found`).
-struct Matched {
-    /// The listings of files whose rows are current (their paths left empty), and whose
-    /// they are.
-    sessions: Vec<SessionInfo>,
-    owners: Vec<usize>,
-    /// With text: the stored lengths of each of `sessions`.
-    lens: Vec<StoredLens>,
-    with_text: bool,
-    /// Files whose current rows are problems, with the reason.
-    problems: Vec<(usize, String)>,
-    /// Rows of files that changed (or whose rows cannot be used as they are).
-    stale: HashMap<usize, Row>,
-    /// Files whose rows are current (listed or problems).
-    done: Vec<bool>,
-    /// Rows of files gone from the roots listed.
-    gone: Vec<i64>,
-}
-
-impl Matched {
-    fn new(files: usize, with_text: bool) -> Matched {
-        Matched {
-            sessions: Vec::with_capacity(files),
-            owners: Vec::with_capacity(files),
-            lens: Vec::with_capacity(if with_text { files } else { 0 }),
-            with_text,
-            problems: Vec::new(),
-            stale: HashMap::new(),
-            done: vec![false; files],
-            gone: Vec::new(),
-        }
-    }
-
-    /// The stored row of file `i`: its listing when the file is unchanged, else kept for
-    /// the rescan.
-    fn take(&mut self, i: usize, file: &FoundFile, key: FileKey, mut row: Row) {
-        if row.key != key || !fits(&row, key.size) {
-            self.stale.insert(i, row);
-            return;
-        }
-        if let Some(reason) = row.problem.take() {
-            self.problems.push((i, reason));
-            self.done[i] = true;
-            return;
-        }
-        let agent = file.agent.or(row.detected_agent);
-        match (row.info.take(), agent) {
-            (Some(mut info), Some(agent)) => {
-                info.agent = agent;
-                // Searchable text only when asked for, tool calls included.
-                if self.with_text {
-                    info.all_messages_text = std::mem::take(&mut row.torn_text);
-                    info.tool_text = std::mem::take(&mut row.torn_tools);
-                    self.lens.push(StoredLens {
-                        id: row.id,
-                        text_len: row.text_len,
-                        tools_len: row.tools_len,
-                        agent: file.agent,
-                    });
-                }
-                self.sessions.push(info);
-                self.owners.push(i);
-                self.done[i] = true;
-            }
-            // (Rescanned from the start: the listing taken.)
-            _ => {
-                self.stale.insert(i, row);
-            }
-        }
-    }
-}
-
-/// The stored lengths of a cached row's chunks, for [`Index::fill_texts`].
-struct StoredLens {
-    id: i64,
-    text_len: u64,
-    tools_len: u64,
-    agent: Option<Dialect>,
 }
 
 /// Puts the stored chunks of row `id` (which must be `len` bytes) before `s`; false when they

@@ -37,6 +37,7 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+mod matched;
 pub mod offsets;
 
 mod rescan;
