@@ -6,15 +6,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::roots::{
-    FoundFile, SessionRoot, Skipped, agent_from_path, find_session_files_with_meta,
-};
+use super::index::row::FileKey;
+use super::roots::{FoundFile, SessionRoot, Skipped, agent_from_path, find_session_files_keyed};
 
 /// What a set of changed paths comes to.
 #[derive(Debug, Default)]
 pub struct Changed {
-    /// Session files to read again (new or changed), with their `stat`.
-    pub files: Vec<(FoundFile, fs::Metadata)>,
+    /// Session files to read again (new or changed), with their keys (`stat`).
+    pub files: Vec<(FoundFile, FileKey)>,
     /// Folders listed whole: every session under one of them is among `files` (or a problem),
     /// so a listed session under it that is not there is gone.
     pub listed_dirs: Vec<PathBuf>,
@@ -57,7 +56,7 @@ pub fn resolve(roots: &[SessionRoot], changed: &[PathBuf]) -> Changed {
         }
     }
     for root in &whole_roots {
-        let (found, problems) = find_session_files_with_meta(std::slice::from_ref(*root));
+        let (found, problems) = find_session_files_keyed(std::slice::from_ref(*root));
         out.files.extend(found);
         out.problems.extend(problems);
         out.listed_dirs.push(root.path.clone());
@@ -72,7 +71,7 @@ pub fn resolve(roots: &[SessionRoot], changed: &[PathBuf]) -> Changed {
         }
         // The folder as a root of its own: its `*.jsonl` files (and none deeper than the
         // layout allows, since a session folder holds files, not folders of sessions).
-        let (found, problems) = find_session_files_with_meta(&[SessionRoot {
+        let (found, problems) = find_session_files_keyed(&[SessionRoot {
             path: dir.clone(),
             agent,
         }]);
@@ -93,7 +92,7 @@ pub fn resolve(roots: &[SessionRoot], changed: &[PathBuf]) -> Changed {
             continue;
         }
         match fs::metadata(&path) {
-            Ok(m) if m.is_file() => out.files.push((FoundFile { path, agent }, m)),
+            Ok(m) if m.is_file() => out.files.push((FoundFile { path, agent }, FileKey::of(&m))),
             Ok(_) => out.problems.push(Skipped {
                 path,
                 reason: "not a regular file (FIFO, socket or device); not opened".into(),

@@ -23,3 +23,4 @@ pub mod state;
 pub mod stats;
 pub mod trash;
 pub mod trash_error;
+pub(crate) mod walk;

@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+use super::index::row::FileKey;
 use crate::model::context::Dialect;
 
 /// A folder that holds sessions: a root of per-cwd folders, or a flat folder of `.jsonl` files
@@ -148,105 +149,32 @@ pub fn agent_from_path(p: &Path) -> Option<Dialect> {
         .then_some(Dialect::Atomic)
 }
 
-/// A file found under a root.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundFile {
-    pub path: PathBuf,
-    /// The agent from the root, if the root decides it.
-    pub agent: Option<Dialect>,
-}
-
-/// Something under a root that looks like a session but cannot be read as one.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
-}
+pub use super::walk::{FoundFile, Skipped};
 
 /// Lists `ROOT/*.jsonl` and `ROOT/*/*.jsonl`, following symlinked folders (broken links are
 /// skipped). Only regular files (or links to them) are returned: a directory or FIFO named
-/// `.jsonl` is reported, never opened.
+/// `.jsonl` is reported, never opened. Sorted by path within each folder, a folder's files
+/// where the folder is among its root's entries.
 pub fn find_session_files(roots: &[SessionRoot]) -> (Vec<FoundFile>, Vec<Skipped>) {
-    let (files, skipped) = find_session_files_with_meta(roots);
+    let (files, skipped) = find_session_files_keyed(roots);
     (files.into_iter().map(|(f, _)| f).collect(), skipped)
 }
 
-/// [`find_session_files`] with each file's metadata (the one `stat` an index needs).
-pub fn find_session_files_with_meta(
+/// [`find_session_files`] with each file's freshness key (from the one `stat` an index needs,
+/// a link's target's): see [`super::walk`].
+pub fn find_session_files_keyed(
     roots: &[SessionRoot],
-) -> (Vec<(FoundFile, fs::Metadata)>, Vec<Skipped>) {
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    for root in roots {
-        let agent = root.agent.or_else(|| agent_from_path(&root.path));
-        for (p, entry) in sorted_entries(&root.path) {
-            let is_dir = match entry.file_type() {
-                Ok(t) if !t.is_symlink() => t.is_dir(),
-                _ => fs::metadata(&p).is_ok_and(|m| m.is_dir()),
-            };
-            if is_dir {
-                for (f, entry) in sorted_entries(&p) {
-                    consider(f, &entry, agent, &mut files, &mut skipped);
-                }
-            } else {
-                consider(p, &entry, agent, &mut files, &mut skipped);
-            }
-        }
-    }
-    (files, skipped)
-}
-
-/// A folder's entries with their paths, sorted by path (empty when it cannot be read).
-fn sorted_entries(dir: &Path) -> Vec<(PathBuf, fs::DirEntry)> {
-    let Ok(read) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut entries: Vec<(PathBuf, fs::DirEntry)> = read.flatten().map(|d| (d.path(), d)).collect();
-    // Siblings: by the bytes after their shared folder prefix, the same order as by path.
-    let prefix = dir.join("x").as_os_str().len() - 1;
-    entries.sort_by(|a, b| after(&a.0, prefix).cmp(after(&b.0, prefix)));
-    entries
-}
-
-/// The bytes of `p` after its first `prefix` bytes.
-fn after(p: &Path, prefix: usize) -> &[u8] {
-    p.as_os_str()
-        .as_encoded_bytes()
-        .get(prefix..)
-        .unwrap_or_default()
-}
-
-fn consider(
-    p: PathBuf,
-    entry: &fs::DirEntry,
-    agent: Option<Dialect>,
-    files: &mut Vec<(FoundFile, fs::Metadata)>,
-    skipped: &mut Vec<Skipped>,
-) {
-    if p.extension().and_then(|e| e.to_str()) != Some("jsonl") {
-        return;
-    }
-    // Not a link: the entry's own stat, relative to its open folder (no walk of the whole
-    // path; this is the one syscall per file of a warm listing). A link: followed.
-    let meta = match entry.file_type() {
-        Ok(t) if !t.is_symlink() => entry.metadata(),
-        _ => fs::metadata(&p),
-    };
-    match meta {
-        Ok(m) if m.is_file() => files.push((FoundFile { path: p, agent }, m)),
-        Ok(m) if m.is_dir() => skipped.push(Skipped {
-            path: p,
-            reason: "is a directory".into(),
-        }),
-        Ok(_) => skipped.push(Skipped {
-            path: p,
-            reason: "not a regular file (FIFO, socket or device); not opened".into(),
-        }),
-        Err(e) => skipped.push(Skipped {
-            path: p,
-            reason: format!("cannot stat: {e}"),
-        }),
-    }
+) -> (Vec<(FoundFile, FileKey)>, Vec<Skipped>) {
+    let roots: Vec<(&Path, Option<Dialect>)> = roots
+        .iter()
+        .map(|r| {
+            (
+                r.path.as_path(),
+                r.agent.or_else(|| agent_from_path(&r.path)),
+            )
+        })
+        .collect();
+    super::walk::find(&roots)
 }
 
 #[cfg(test)]
@@ -292,11 +220,11 @@ mod tests {
             path: root.clone(),
             agent: None,
         }];
-        let (files, skipped) = find_session_files_with_meta(&roots);
+        let (files, skipped) = find_session_files_keyed(&roots);
         let names: Vec<_> = files
             .iter()
-            .map(|(f, m)| {
-                assert!(m.is_file());
+            .map(|(f, key)| {
+                assert_eq!(*key, FileKey::of(&fs::metadata(&f.path).unwrap()));
                 f.path
                     .strip_prefix(&root)
                     .unwrap()

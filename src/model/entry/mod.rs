@@ -31,7 +31,7 @@ pub(crate) mod kind;
 mod timestamp;
 
 pub use kind::{EntryKind, JsonMap, Role};
-pub use timestamp::{format_iso_ms, parse_iso_ms};
+pub use timestamp::{format_iso_ms, iso_ms_bytes, parse_iso_ms};
 
 /// The first line of a session file.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,6 +2,7 @@
 //! (from the start or from where their last scan stopped), and storing what was read in one
 //! transaction.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
@@ -11,13 +12,15 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
+use super::matched::{Matched, StoredLens};
 use super::rescan::{Prior, Rescanned, rescan};
-use super::{Index, IndexEvent, ListOptions, ListStats, RowMap, fits, fresh};
+use super::row::{path_key, stored_path};
+use super::{Index, IndexEvent, ListOptions, ListStats, fresh};
 use crate::model::context::Dialect;
 use crate::model::info::SessionInfo;
 use crate::storage::listing::{Listing, error_reason, sort_by_modified};
 use crate::storage::open::ReadError;
-use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_with_meta};
+use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_keyed};
 
 /// A listing that writes commits at least this often (SQLite's WAL makes a commit cheap: no
 /// sync), so that a process killed while it lists loses the rows of the last moment only,
@@ -25,36 +28,62 @@ use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
 
 impl Index {
-    /// The rows, or none (rebuilding the database) when it cannot be read.
-    fn rows(&mut self) -> RowMap {
+    /// The stored rows of `found` (each path's first file), matched as they are read: see
+    /// [`Matched`]. With `roots`, every row is read in one pass and those of no file found
+    /// under them are marked gone; without, each file's row is looked up. A database that
+    /// cannot be read is rebuilt (it is only a cache) and nothing matches.
+    fn match_rows(
+        &mut self,
+        found: &[(FoundFile, FileKey)],
+        roots: &[SessionRoot],
+        with_text: bool,
+    ) -> Matched {
         let Some(db) = &self.db else {
-            return RowMap::default();
+            return Matched::new(found.len(), with_text);
         };
-        match db.rows() {
-            Ok(rows) => rows
-                .into_iter()
-                .map(|(p, r)| (p.into_os_string(), r))
-                .collect(),
+        // Each path's first file (a path found twice is listed from its row once).
+        let mut at: HashMap<Cow<'_, [u8]>, usize, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(found.len(), Default::default());
+        for (i, (f, _)) in found.iter().enumerate() {
+            at.entry(path_key(&f.path)).or_insert(i);
+        }
+        let mut m = Matched::new(found.len(), with_text);
+        if roots.is_empty() {
+            for (i, (f, key)) in found.iter().enumerate() {
+                if at.get(path_key(&f.path).as_ref()) == Some(&i)
+                    && let Ok(Some(row)) = db.row(&f.path)
+                {
+                    m.take(i, f, *key, row);
+                }
+            }
+            return m;
+        }
+        let all = db.for_each_row(|path, row| {
+            match at.get(path) {
+                Some(&i) => {
+                    let (f, key) = &found[i];
+                    m.take(i, f, *key, row.decode()?);
+                }
+                None => {
+                    let p = stored_path(path);
+                    if roots.iter().any(|r| p.starts_with(&r.path)) {
+                        m.gone.push(row.id()?);
+                    }
+                }
+            }
+            Ok(())
+        });
+        match all {
+            Ok(()) => m,
             Err(_) => {
                 // Damaged under us: start over (it is only a cache).
                 let path = db.path.clone();
                 self.db = None;
                 db::remove_db_files(&path);
                 self.db = path.parent().and_then(Db::open);
-                RowMap::default()
+                Matched::new(found.len(), with_text)
             }
         }
-    }
-
-    /// The rows of these files only.
-    fn rows_of(&self, found: &[(FoundFile, fs::Metadata)]) -> RowMap {
-        let Some(db) = &self.db else {
-            return RowMap::default();
-        };
-        found
-            .iter()
-            .filter_map(|(f, _)| Some((f.path.clone().into_os_string(), db.row(&f.path).ok()??)))
-            .collect()
     }
 
     /// Lists every session under `roots`, newest first, calling `on_event` as rows become
@@ -65,7 +94,7 @@ impl Index {
         opts: ListOptions,
         mut on_event: impl FnMut(IndexEvent<'_>),
     ) -> Listing {
-        let (found, problems) = find_session_files_with_meta(roots);
+        let (found, problems) = find_session_files_keyed(roots);
         self.list_found(found, problems, roots, opts, &mut on_event)
     }
 
@@ -78,7 +107,7 @@ impl Index {
             agent,
         };
         self.list_found(
-            vec![(file, meta)],
+            vec![(file, FileKey::of(&meta))],
             Vec::new(),
             &[],
             ListOptions::default(),
@@ -90,7 +119,7 @@ impl Index {
     /// file is read from where its last scan stopped; no other row is looked at or removed.
     pub fn list_files(
         &mut self,
-        files: Vec<(FoundFile, fs::Metadata)>,
+        files: Vec<(FoundFile, FileKey)>,
         opts: ListOptions,
         mut on_event: impl FnMut(IndexEvent<'_>),
     ) -> Listing {
@@ -101,7 +130,7 @@ impl Index {
     /// removed.
     fn list_found(
         &mut self,
-        found: Vec<(FoundFile, fs::Metadata)>,
+        found: Vec<(FoundFile, FileKey)>,
         mut problems: Vec<Skipped>,
         roots: &[SessionRoot],
         opts: ListOptions,
@@ -113,51 +142,39 @@ impl Index {
             on_event(IndexEvent::Problem(p));
         }
         self.stats.files = found.len();
-        let mut rows = if roots.is_empty() {
-            self.rows_of(&found)
-        } else {
-            self.rows()
-        };
-
-        // Unchanged files: one stat each (done by the discovery above).
-        let mut sessions = Vec::with_capacity(found.len());
-        let mut session_rows: Vec<StoredLens> = Vec::new();
+        // Unchanged files: one stat each (done by the discovery above), their rows taken as
+        // they are read.
+        let Matched {
+            mut sessions,
+            owners,
+            lens: session_rows,
+            problems: cached,
+            mut stale,
+            done,
+            gone,
+            ..
+        } = self.match_rows(&found, roots, opts.with_text);
+        let mut found: Vec<Option<FoundFile>> = found.into_iter().map(|(f, _)| Some(f)).collect();
+        for (info, &i) in sessions.iter_mut().zip(&owners) {
+            if let Some(f) = found[i].as_mut() {
+                info.path = std::mem::take(&mut f.path);
+            }
+        }
+        let mut cached_problems = Vec::with_capacity(cached.len());
+        for (i, reason) in cached {
+            if let Some(f) = found[i].take() {
+                cached_problems.push(Skipped {
+                    path: f.path,
+                    reason,
+                });
+            }
+        }
         let mut todo: Vec<(FoundFile, Option<Row>)> = Vec::new();
-        let mut cached_problems = Vec::new();
-        for (file, meta) in found {
-            let key = FileKey::of(&meta);
-            let row = rows.remove(file.path.as_os_str());
-            match row {
-                Some(mut row) if row.key == key && fits(&row, key.size) => {
-                    if let Some(reason) = &row.problem {
-                        cached_problems.push(Skipped {
-                            path: file.path,
-                            reason: reason.clone(),
-                        });
-                        continue;
-                    }
-                    let agent = file.agent.or(row.detected_agent);
-                    match (row.info.take(), agent) {
-                        (Some(mut info), Some(agent)) => {
-                            info.path = file.path;
-                            info.agent = agent;
-                            // Searchable text only when asked for, tool calls included.
-                            if opts.with_text {
-                                info.all_messages_text = std::mem::take(&mut row.torn_text);
-                                info.tool_text = std::mem::take(&mut row.torn_tools);
-                                session_rows.push(StoredLens {
-                                    id: row.id,
-                                    text_len: row.text_len,
-                                    tools_len: row.tools_len,
-                                    agent: file.agent,
-                                });
-                            }
-                            sessions.push(info);
-                        }
-                        _ => todo.push((file, Some(row))),
-                    }
-                }
-                other => todo.push((file, other)),
+        for (i, f) in found.into_iter().enumerate() {
+            if let Some(f) = f
+                && !done[i]
+            {
+                todo.push((f, stale.remove(&i)));
             }
         }
         if opts.with_text && !session_rows.is_empty() {
@@ -173,13 +190,6 @@ impl Index {
             on_event(IndexEvent::Problem(&p));
             problems.push(p);
         }
-
-        // Rows of files gone from the roots listed now.
-        let gone: Vec<i64> = rows
-            .iter()
-            .filter(|(p, _)| roots.iter().any(|r| Path::new(p).starts_with(&r.path)))
-            .map(|(_, r)| r.id)
-            .collect();
 
         // New and changed files: their stored states loaded here (the database is this
         // thread's), read in parallel, rows written here as results arrive.
@@ -489,14 +499,6 @@ impl Index {
         }
         Ok(info)
     }
-}
-
-/// The stored lengths of a cached row's chunks, for [`Index::fill_texts`].
-struct StoredLens {
-    id: i64,
-    text_len: u64,
-    tools_len: u64,
-    agent: Option<Dialect>,
 }
 
 /// Puts the stored chunks of row `id` (which must be `len` bytes) before `s`; false when they

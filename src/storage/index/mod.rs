@@ -37,6 +37,7 @@ pub mod db;
 pub mod fresh;
 mod ids;
 mod list;
+mod matched;
 mod nodes;
 pub mod offsets;
 
@@ -47,7 +48,6 @@ pub mod write;
 
 pub use ids::EntryIds;
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
@@ -120,10 +120,6 @@ impl std::fmt::Debug for Index {
             .finish()
     }
 }
-
-/// Rows by path, keyed by the path's bytes (hashing a `Path` walks its components) with
-/// foldhash.
-type RowMap = HashMap<std::ffi::OsString, Row, foldhash::fast::RandomState>;
 
 impl Index {
     /// The index in the platform cache dir, or a disabled one when `no_cache` (or when there is

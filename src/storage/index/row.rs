@@ -133,6 +133,32 @@ pub fn path_bytes(p: &Path) -> Vec<u8> {
     }
 }
 
+/// [`path_bytes`] without a copy where the path's bytes are those stored.
+pub(crate) fn path_key(p: &Path) -> Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Cow::Borrowed(p.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        Cow::Owned(path_bytes(p))
+    }
+}
+
+/// [`path_of`] without a copy where the stored bytes are the path's.
+pub(crate) fn stored_path(b: &[u8]) -> Cow<'_, Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Cow::Borrowed(Path::new(std::ffi::OsStr::from_bytes(b)))
+    }
+    #[cfg(not(unix))]
+    {
+        Cow::Owned(path_of(b.to_vec()))
+    }
+}
+
 pub fn path_of(b: Vec<u8>) -> PathBuf {
     #[cfg(unix)]
     {
@@ -323,6 +349,22 @@ pub(crate) const SELECT_ROWS: &str =
 /// intact (it is rescanned), never as an error (which would rebuild the whole cache).
 pub(crate) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(PathBuf, Row)> {
     let path_raw = r.get_ref(1)?.as_blob()?;
+    let row = decode_row(r, path_raw)?;
+    Ok((path_of(path_raw.to_vec()), row))
+}
+
+/// The path of a row of [`SELECT_ROWS`], as stored (borrowed from the row).
+pub(crate) fn row_path<'r>(r: &'r rusqlite::Row<'_>) -> rusqlite::Result<&'r [u8]> {
+    Ok(r.get_ref(1)?.as_blob()?)
+}
+
+/// The id of a row of [`SELECT_ROWS`].
+pub(crate) fn row_id(r: &rusqlite::Row<'_>) -> rusqlite::Result<i64> {
+    r.get(0)
+}
+
+/// [`read_row`] without the path (the caller has it: [`row_path`]).
+pub(crate) fn decode_row(r: &rusqlite::Row<'_>, path_raw: &[u8]) -> rusqlite::Result<Row> {
     let key = FileKey {
         dev: r.get::<_, i64>(2)? as u64,
         ino: r.get::<_, i64>(3)? as u64,
@@ -364,7 +406,7 @@ pub(crate) fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(PathBuf, Row)
         row.info = f.info.map(|i| i.into_info(key.size));
         row.intact = true;
     }
-    Ok((path_of(path_raw.to_vec()), row))
+    Ok(row)
 }
 
 /// The hash of a row's path, key and fields blob, stored with it: a row damaged on disk (a
