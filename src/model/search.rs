@@ -47,7 +47,7 @@ pub use explain::{
 };
 pub use fuzzy::fuzzy_match;
 
-use js::{js_lower, js_trim, normalize_whitespace_lower, utf16};
+use js::{js_lower, js_lower_owned, js_trim, normalize_whitespace_lower, utf16};
 use tokens::{Phrase, Token, Word, tokenize};
 
 /// pi's tier weight: tiers dominate fuzzy scores.
@@ -133,6 +133,25 @@ impl PreparedText {
             summary: fields.summary.map(|s| js_lower(s).into()),
             tools: js_lower(fields.tools),
         }
+    }
+
+    /// [`PreparedText::new`] of `fields` with `text` and `tools` in place of theirs, taken
+    /// by value: lowercased in place where that keeps them the same (ASCII), so a session's
+    /// text is held once, the prepared copy, at exactly its length.
+    pub fn from_owned(fields: &SearchFields<'_>, text: String, tools: String) -> Self {
+        let mut p = Self::new(&SearchFields {
+            text: "",
+            tools: "",
+            ..*fields
+        });
+        p.text = js_lower_owned(text);
+        p.tools = js_lower_owned(tools);
+        p
+    }
+
+    /// The bytes the prepared message and tool text take (their capacity).
+    pub fn text_capacity(&self) -> usize {
+        self.text.capacity() + self.tools.capacity()
     }
 
     /// The lowercased message text.

@@ -41,6 +41,7 @@ pub mod offsets;
 
 mod rescan;
 pub mod row;
+pub mod texts;
 pub mod write;
 
 pub use ids::EntryIds;
