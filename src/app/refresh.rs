@@ -258,7 +258,7 @@ mod tests {
             s.picker
                 .records
                 .iter()
-                .all(|r| r.prepared.as_str().is_empty())
+                .all(|r| r.prepared.text().is_empty())
         );
         let generation = s.picker.loading.generation;
         crate::app::update::update(
@@ -276,7 +276,7 @@ mod tests {
         assert!(
             s.picker.records[0]
                 .prepared
-                .as_str()
+                .text()
                 .contains("about a with")
         );
         assert_eq!(s.picker.records.len(), 2);

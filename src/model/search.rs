@@ -27,6 +27,7 @@
 //! Positions are counted in UTF-16 code units and lowercasing is Unicode's, as in Node, so the
 //! scores equal pi's exactly (regex dialects differ slightly).
 
+mod compact;
 mod explain;
 mod fuzzy;
 mod highlight;
@@ -36,6 +37,7 @@ mod tokens;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::path::Path;
 
@@ -47,6 +49,7 @@ pub use explain::{
 };
 pub use fuzzy::fuzzy_match;
 
+use compact::Compact;
 use js::{js_lower, js_lower_owned, js_trim, normalize_whitespace_lower, utf16};
 use tokens::{Phrase, Token, Word, tokenize};
 
@@ -106,9 +109,11 @@ pub struct PreparedText {
     cwd: Box<str>,
     cwd16: Box<[u16]>,
     cwd_norm: Box<str>,
-    text: String,
+    /// The message text and the tool text: as they are ([`PreparedText::new`]) or compressed
+    /// ([`PreparedText::from_owned`], what the browser keeps for every session).
+    text: Compact,
     summary: Option<Box<str>>,
-    tools: String,
+    tools: Compact,
 }
 
 impl PreparedText {
@@ -129,39 +134,40 @@ impl PreparedText {
             cwd16: utf16(&cwd).into(),
             cwd_norm: normalize_whitespace_lower(fields.cwd).into(),
             cwd: cwd.into(),
-            text: js_lower(fields.text),
+            text: Compact::Plain(js_lower(fields.text)),
             summary: fields.summary.map(|s| js_lower(s).into()),
-            tools: js_lower(fields.tools),
+            tools: Compact::Plain(js_lower(fields.tools)),
         }
     }
 
     /// [`PreparedText::new`] of `fields` with `text` and `tools` in place of theirs, taken
-    /// by value: lowercased in place where that keeps them the same (ASCII), so a session's
-    /// text is held once, the prepared copy, at exactly its length.
+    /// by value: lowercased (in place where that keeps them the same, ASCII) and compressed,
+    /// so a session's text is held once, compressed; each search decompresses it into a
+    /// buffer of the searching thread.
     pub fn from_owned(fields: &SearchFields<'_>, text: String, tools: String) -> Self {
         let mut p = Self::new(&SearchFields {
             text: "",
             tools: "",
             ..*fields
         });
-        p.text = js_lower_owned(text);
-        p.tools = js_lower_owned(tools);
+        p.text = Compact::compress(js_lower_owned(text));
+        p.tools = Compact::compress(js_lower_owned(tools));
         p
     }
 
-    /// The bytes the prepared message and tool text take (their capacity).
+    /// The bytes the message and tool text take as held.
     pub fn text_capacity(&self) -> usize {
-        self.text.capacity() + self.tools.capacity()
+        self.text.held() + self.tools.held()
     }
 
     /// The lowercased message text.
-    pub fn as_str(&self) -> &str {
-        &self.text
+    pub fn text(&self) -> Cow<'_, str> {
+        self.text.text()
     }
 
     /// The lowercased tool-call text.
-    pub fn tools(&self) -> &str {
-        &self.tools
+    pub fn tools(&self) -> Cow<'_, str> {
+        self.tools.text()
     }
 }
 
@@ -291,7 +297,13 @@ impl Query {
         Some(fields)
     }
 
-    fn run(&self, p: &PreparedText, mut why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
+    fn run(&self, p: &PreparedText, why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
+        compact::with_both(&p.text, &p.tools, |text, tools| {
+            self.run_on(&Texts { p, text, tools }, why)
+        })
+    }
+
+    fn run_on(&self, p: &Texts<'_>, mut why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
         let mut total = 0.0;
         let mut tool_only = false;
         let mut fuzzy_tokens = 0u32;
@@ -341,6 +353,20 @@ impl Query {
     }
 }
 
+/// A prepared session with its texts at hand (decompressed for one search).
+struct Texts<'a> {
+    p: &'a PreparedText,
+    text: &'a str,
+    tools: &'a str,
+}
+
+impl std::ops::Deref for Texts<'_> {
+    type Target = PreparedText;
+    fn deref(&self) -> &PreparedText {
+        self.p
+    }
+}
+
 /// A token's tier, score and field.
 struct FieldScore {
     tier: u8,
@@ -363,7 +389,7 @@ impl FieldScore {
 
 /// pi's `matchFuzzyToken` (literal first, then fuzzy in the name or the cwd), then grove's
 /// tool calls.
-fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
+fn match_word(w: &Word, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if let Some(name) = &p.name
         && w.is_in(name)
@@ -373,7 +399,7 @@ fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
     }
     let text_field = if w.is_in(&p.id) {
         Some(Field::Id)
-    } else if w.is_in(&p.text) {
+    } else if w.is_in(p.text) {
         Some(Field::Messages)
     } else if w.is_in(&p.cwd) {
         Some(Field::Cwd)
@@ -401,12 +427,12 @@ fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
             field: MatchedField { field, fuzzy: true },
         });
     }
-    w.is_in(&p.tools)
+    w.is_in(p.tools)
         .then(|| FieldScore::literal(TIER_TOOL, 0.0, Field::Tool))
 }
 
 /// pi's `matchPhraseToken`, then grove's tool calls.
-fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
+fn match_phrase(ph: &Phrase, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if p.name_norm.contains(ph.normalized.as_str()) {
         let score = fuzzy::fuzzy_match_lower(&ph.normalized, &ph.normalized16, &p.name_norm16)
@@ -415,13 +441,13 @@ fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
     }
     let field = if p.id.contains(ph.normalized.as_str()) {
         Field::Id
-    } else if ph.is_in(&p.text) {
+    } else if ph.is_in(p.text) {
         Field::Messages
     } else if p.cwd_norm.contains(ph.normalized.as_str()) {
         Field::Cwd
     } else if p.summary.as_deref().is_some_and(|s| ph.is_in(s)) {
         Field::Summary
-    } else if ph.is_in(&p.tools) {
+    } else if ph.is_in(p.tools) {
         return Some(FieldScore::literal(TIER_TOOL, 0.0, Field::Tool));
     } else {
         return None;
@@ -431,20 +457,20 @@ fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
 
 /// pi's `matchRegex` (on the lowercased fields, still case-insensitively), then grove's tool
 /// calls.
-fn match_regex(re: &Regex, p: &PreparedText) -> Option<FieldScore> {
+fn match_regex(re: &Regex, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if p.name.as_deref().is_some_and(|n| re.is_match(n)) {
         return Some(FieldScore::literal(TIER_NAME, 0.0, Field::Name));
     }
     let field = if re.is_match(&p.id) {
         Field::Id
-    } else if re.is_match(&p.text) {
+    } else if re.is_match(p.text) {
         Field::Messages
     } else if re.is_match(&p.cwd) {
         Field::Cwd
     } else if p.summary.as_deref().is_some_and(|s| re.is_match(s)) {
         Field::Summary
-    } else if re.is_match(&p.tools) {
+    } else if re.is_match(p.tools) {
         return Some(FieldScore::literal(TIER_TOOL, 0.0, Field::Tool));
     } else {
         return None;
