@@ -128,8 +128,15 @@ fn the_search_text_is_held_once() {
     for r in &texts {
         assert!(r.info.all_messages_text.is_empty() && r.info.tool_text.is_empty());
         held += r.prepared.text_capacity();
-        let s = listing.sessions.iter().find(|s| s.path == r.info.path).unwrap();
-        let (text, tools) = (s.all_messages_text.to_lowercase(), s.tool_text.to_lowercase());
+        let s = listing
+            .sessions
+            .iter()
+            .find(|s| s.path == r.info.path)
+            .unwrap();
+        let (text, tools) = (
+            s.all_messages_text.to_lowercase(),
+            s.tool_text.to_lowercase(),
+        );
         assert_eq!(r.prepared.text(), text);
         assert_eq!(r.prepared.tools(), tools);
         stored += text.len() + tools.len();

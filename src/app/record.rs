@@ -60,22 +60,17 @@ impl SessionRecord {
     }
 
     /// This record with its searchable text (read after the row was shown): the listing
-    /// fields and paths are kept, the text is lowercased in place where it can be (one copy
-    /// of it is kept, the prepared one).
-    pub fn with_text(&self, text: String, tools: String) -> Self {
+    /// fields and paths are kept, the text is kept once, prepared and compressed.
+    pub fn with_text(&self, text: &str, tools: &str) -> Self {
         let info = &self.info;
-        let prepared = PreparedText::from_owned(
-            &SearchFields {
-                id: &info.id,
-                name: info.name.as_deref(),
-                summary: info.summary.as_deref(),
-                text: "",
-                cwd: &info.cwd,
-                tools: "",
-            },
+        let prepared = PreparedText::compressed(&SearchFields {
+            id: &info.id,
+            name: info.name.as_deref(),
+            summary: info.summary.as_deref(),
             text,
+            cwd: &info.cwd,
             tools,
-        );
+        });
         SessionRecord {
             info: self.info.clone(),
             prepared,

@@ -273,12 +273,7 @@ mod tests {
         );
         assert_eq!(titles(&s), ["a", "b"]);
         assert_eq!(s.selected().unwrap().info.id, "b");
-        assert!(
-            s.picker.records[0]
-                .prepared
-                .text()
-                .contains("about a with")
-        );
+        assert!(s.picker.records[0].prepared.text().contains("about a with"));
         assert_eq!(s.picker.records.len(), 2);
         // One not sent before is added.
         assert!(s.picker.replace_records(vec![record("c", 1, 10)]));

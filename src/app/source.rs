@@ -11,7 +11,6 @@ use rayon::prelude::*;
 
 use crate::model::info::SessionInfo;
 use crate::storage::index::offsets::EntryOffsets;
-use crate::storage::index::texts::StoredText;
 use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped};
 
@@ -137,9 +136,9 @@ impl IndexSource {
         // Newest first: the first screen's sessions become searchable first.
         let paths: Vec<PathBuf> = listing.sessions.into_iter().map(|s| s.path).collect();
         let mut texts = TextBatch::default();
-        let missing = index.texts(&paths, |path, text| {
+        let missing = index.texts(&paths, |path, text, tools| {
             if let Some(r) = shown.get(path) {
-                texts.push(Arc::clone(r), text);
+                texts.push(r, text, tools);
             }
             !texts.full() || texts.send(sink)
         });
@@ -279,40 +278,35 @@ pub(crate) fn refresh_through_index(
     }
 }
 
-/// Texts read from the index, waiting to be prepared (lowercased, in parallel) and sent.
+/// Records with their text prepared, waiting to be sent.
 #[derive(Default)]
 struct TextBatch {
-    items: Vec<(Arc<SessionRecord>, StoredText)>,
+    records: Vec<Arc<SessionRecord>>,
     bytes: usize,
 }
 
-/// A batch of texts is prepared and sent when it holds this many bytes or sessions: few
-/// updates for the UI to merge, little raw text held at once.
+/// A batch of texts is sent when it holds this many bytes of text or sessions: few updates
+/// for the UI to merge.
 const TEXT_BATCH_BYTES: usize = 8 << 20;
 const TEXT_BATCH_SIZE: usize = 1024;
 
 impl TextBatch {
-    fn push(&mut self, record: Arc<SessionRecord>, text: StoredText) {
-        self.bytes += text.text.len() + text.tools.len();
-        self.items.push((record, text));
+    /// Prepares (lowercases and compresses) the text of `record`'s session, on this thread:
+    /// the texts kept for the run come from one allocator arena, packed.
+    fn push(&mut self, record: &SessionRecord, text: &str, tools: &str) {
+        self.bytes += text.len() + tools.len();
+        self.records.push(Arc::new(record.with_text(text, tools)));
     }
 
     fn full(&self) -> bool {
-        self.bytes >= TEXT_BATCH_BYTES || self.items.len() >= TEXT_BATCH_SIZE
+        self.bytes >= TEXT_BATCH_BYTES || self.records.len() >= TEXT_BATCH_SIZE
     }
 
-    /// Prepares and sends what is held; `false` when nobody listens any more.
+    /// Sends what is held; `false` when nobody listens any more.
     fn send(&mut self, sink: &mut dyn FnMut(ScanUpdate) -> bool) -> bool {
         self.bytes = 0;
-        let items = std::mem::take(&mut self.items);
-        if items.is_empty() {
-            return true;
-        }
-        let records = items
-            .into_par_iter()
-            .map(|(r, t)| Arc::new(r.with_text(t.text, t.tools)))
-            .collect();
-        sink(ScanUpdate::Texts(records))
+        let records = std::mem::take(&mut self.records);
+        records.is_empty() || sink(ScanUpdate::Texts(records))
     }
 }
 

@@ -50,7 +50,7 @@ pub use explain::{
 pub use fuzzy::fuzzy_match;
 
 use compact::Compact;
-use js::{js_lower, js_lower_owned, js_trim, normalize_whitespace_lower, utf16};
+use js::{js_lower, js_trim, normalize_whitespace_lower, utf16};
 use tokens::{Phrase, Token, Word, tokenize};
 
 /// pi's tier weight: tiers dominate fuzzy scores.
@@ -110,7 +110,7 @@ pub struct PreparedText {
     cwd16: Box<[u16]>,
     cwd_norm: Box<str>,
     /// The message text and the tool text: as they are ([`PreparedText::new`]) or compressed
-    /// ([`PreparedText::from_owned`], what the browser keeps for every session).
+    /// ([`PreparedText::compressed`], what the browser keeps for every session).
     text: Compact,
     summary: Option<Box<str>>,
     tools: Compact,
@@ -140,18 +140,17 @@ impl PreparedText {
         }
     }
 
-    /// [`PreparedText::new`] of `fields` with `text` and `tools` in place of theirs, taken
-    /// by value: lowercased (in place where that keeps them the same, ASCII) and compressed,
-    /// so a session's text is held once, compressed; each search decompresses it into a
-    /// buffer of the searching thread.
-    pub fn from_owned(fields: &SearchFields<'_>, text: String, tools: String) -> Self {
+    /// [`PreparedText::new`] of `fields`, its message and tool text compressed: what the
+    /// browser keeps for every session (each search decompresses it into a buffer of the
+    /// searching thread). The text is held once, compressed, allocated at its size.
+    pub fn compressed(fields: &SearchFields<'_>) -> Self {
         let mut p = Self::new(&SearchFields {
             text: "",
             tools: "",
             ..*fields
         });
-        p.text = Compact::compress(js_lower_owned(text));
-        p.tools = Compact::compress(js_lower_owned(tools));
+        p.text = Compact::lowered(fields.text);
+        p.tools = Compact::lowered(fields.tools);
         p
     }
 

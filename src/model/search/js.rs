@@ -37,8 +37,18 @@ pub(crate) fn js_lower(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }
-    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
+    js_lower_into(s, &mut out);
+    out
+}
+
+/// [`js_lower`] appended to `out` (a buffer used again and again).
+pub(crate) fn js_lower_into(s: &str, out: &mut String) {
+    if s.is_ascii() {
+        push_ascii_lower(out, s);
+        return;
+    }
+    let bytes = s.as_bytes();
     let mut done = 0;
     while let Some(off) = bytes[done..].iter().position(|b| !b.is_ascii()) {
         let at = done + off;
@@ -50,24 +60,11 @@ pub(crate) fn js_lower(s: &str) -> String {
             .iter()
             .position(u8::is_ascii_whitespace)
             .map_or(s.len(), |p| at + p);
-        push_ascii_lower(&mut out, &s[done..start]);
+        push_ascii_lower(out, &s[done..start]);
         out.push_str(&s[start..end].to_lowercase());
         done = end;
     }
-    push_ascii_lower(&mut out, &s[done..]);
-    out
-}
-
-/// [`js_lower`] of a string given away: ASCII is lowercased in place (no second copy).
-pub(crate) fn js_lower_owned(mut s: String) -> String {
-    if s.is_ascii() {
-        s.make_ascii_lowercase();
-        return s;
-    }
-    let mut lower = js_lower(&s);
-    drop(s);
-    lower.shrink_to_fit();
-    lower
+    push_ascii_lower(out, &s[done..]);
 }
 
 fn push_ascii_lower(out: &mut String, ascii: &str) {
@@ -111,7 +108,9 @@ mod tests {
             "",
         ] {
             assert_eq!(js_lower(s), s.to_lowercase(), "{s:?}");
-            assert_eq!(js_lower_owned(s.to_owned()), s.to_lowercase(), "{s:?}");
+            let mut out = "Kept ".to_owned();
+            js_lower_into(s, &mut out);
+            assert_eq!(out, format!("Kept {}", s.to_lowercase()), "{s:?}");
         }
     }
 

@@ -1,6 +1,6 @@
 //! [`Index::texts`]: the searchable text of listed sessions, read after the listing (the
-//! browser shows the rows first), one session at a time, so that a caller that prepares each
-//! text as it comes never holds more than a batch of them raw.
+//! browser shows the rows first), one session at a time into buffers used again for each, so
+//! that a caller that keeps each text in its own (prepared) form never holds them raw.
 
 use std::collections::HashMap;
 use std::fs;
@@ -9,26 +9,17 @@ use std::path::{Path, PathBuf};
 use super::db::{FileKey, Row};
 use super::{Index, fits};
 
-/// One session's stored text, as a listing with [`super::ListOptions::with_text`] gives it.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct StoredText {
-    /// [`crate::model::info::SessionInfo::all_messages_text`].
-    pub text: String,
-    /// [`crate::model::info::SessionInfo::tool_text`].
-    pub tools: String,
-}
-
 impl Index {
     /// Reads the stored text of each of `paths` whose row is current (its key equals the
-    /// file's `stat`), in the order given, calling `on_text` with each as soon as it is read;
-    /// `on_text` returns `false` to stop. Returns the paths whose text could not be read here
-    /// (no row, a stale or damaged one, chunks of another length): a listing with text reads
-    /// those from their files. Each text is allocated at its stored length, bounded by the
-    /// file's size.
+    /// file's `stat`), in the order given, calling `on_text(path, text, tool_text)` with each
+    /// as soon as it is read (what a listing with [`super::ListOptions::with_text`] gives in
+    /// `all_messages_text` and `tool_text`); `on_text` returns `false` to stop. Returns the
+    /// paths whose text could not be read here (no row, a stale or damaged one, chunks of
+    /// another length): a listing with text reads those from their files.
     pub fn texts(
         &self,
         paths: &[PathBuf],
-        mut on_text: impl FnMut(&Path, StoredText) -> bool,
+        mut on_text: impl FnMut(&Path, &str, &str) -> bool,
     ) -> Vec<PathBuf> {
         let Some(db) = &self.db else {
             return paths.to_vec();
@@ -37,53 +28,72 @@ impl Index {
             Ok(rows) => rows.into_iter().collect(),
             Err(_) => return paths.to_vec(),
         };
+        let (mut text, mut tools) = (String::new(), String::new());
         let mut missing = Vec::new();
         for (i, path) in paths.iter().enumerate() {
-            let read = rows.remove(path).and_then(|row| {
-                let meta = fs::metadata(path).ok()?;
-                let current = row.key == FileKey::of(&meta) && fits(&row, meta.len());
-                if !current || row.info.is_none() {
-                    return None;
-                }
-                let text = self.chunk_text("texts", row.id, row.text_len, &row.torn_text)?;
-                let tools = self.chunk_text("tools", row.id, row.tools_len, &row.torn_tools)?;
-                Some(StoredText { text, tools })
+            let read = rows.remove(path).is_some_and(|row| {
+                let Ok(meta) = fs::metadata(path) else {
+                    return false;
+                };
+                row.key == FileKey::of(&meta)
+                    && fits(&row, meta.len())
+                    && row.info.is_some()
+                    && self.chunk_text(&mut text, "texts", row.id, row.text_len, &row.torn_text)
+                    && self.chunk_text(&mut tools, "tools", row.id, row.tools_len, &row.torn_tools)
             });
-            match read {
-                Some(t) => {
-                    if !on_text(path, t) {
-                        missing.extend(paths[i + 1..].iter().cloned());
-                        return missing;
-                    }
+            if !read {
+                missing.push(path.clone());
+            } else if !on_text(path, &text, &tools) {
+                missing.extend(paths[i + 1..].iter().cloned());
+                break;
+            }
+            // A large session's text is not kept around for the small ones after it.
+            for buf in [&mut text, &mut tools] {
+                if buf.capacity() > 8 << 20 {
+                    *buf = String::new();
                 }
-                None => missing.push(path.clone()),
             }
         }
         missing
     }
 
-    /// The chunks of row `id` in `table` joined, then `torn`, if the chunks are exactly `len`
-    /// bytes of UTF-8.
-    fn chunk_text(&self, table: &str, id: i64, len: u64, torn: &str) -> Option<String> {
-        let db = self.db.as_ref()?;
-        let mut out = String::with_capacity(usize::try_from(len).ok()?.checked_add(torn.len())?);
+    /// Puts the chunks of row `id` in `table` joined, then `torn`, in `out`, if the chunks are
+    /// exactly `len` bytes of UTF-8 (`len` is bounded by the file's size: see [`fits`]).
+    fn chunk_text(&self, out: &mut String, table: &str, id: i64, len: u64, torn: &str) -> bool {
+        out.clear();
+        let Some(db) = self.db.as_ref() else {
+            return false;
+        };
+        let Some(total) = usize::try_from(len)
+            .ok()
+            .and_then(|n| n.checked_add(torn.len()))
+        else {
+            return false;
+        };
+        out.reserve(total);
         if len > 0 {
             let sql = format!("SELECT data FROM {table} WHERE session = ?1 ORDER BY seq");
-            let mut stmt = db.conn().prepare_cached(&sql).ok()?;
-            let mut rows = stmt.query([id]).ok()?;
-            while let Some(r) = rows.next().ok()? {
-                let chunk = r.get_ref(0).ok()?.as_str().ok()?;
+            let Ok(mut stmt) = db.conn().prepare_cached(&sql) else {
+                return false;
+            };
+            let Ok(mut rows) = stmt.query([id]) else {
+                return false;
+            };
+            while let Ok(Some(r)) = rows.next() {
+                let Some(chunk) = r.get_ref(0).ok().and_then(|v| v.as_str().ok()) else {
+                    return false;
+                };
                 if (out.len() + chunk.len()) as u64 > len {
-                    return None;
+                    return false;
                 }
                 out.push_str(chunk);
             }
             if out.len() as u64 != len {
-                return None;
+                return false;
             }
         }
         out.push_str(torn);
-        Some(out)
+        true
     }
 }
 
@@ -123,25 +133,25 @@ mod tests {
         index.list(&roots, ListOptions::default(), |_| {});
         let with_text = index.list(&roots, ListOptions { with_text: true }, |_| {});
         let mut got = Vec::new();
-        let missing = index.texts(&[a.clone(), b.clone()], |p, t| {
-            got.push((p.to_path_buf(), t));
+        let missing = index.texts(&[a.clone(), b.clone()], |p, text, tools| {
+            got.push((p.to_path_buf(), text.to_owned(), tools.to_owned()));
             true
         });
         assert!(missing.is_empty(), "{missing:?}");
-        for (path, t) in &got {
+        assert_eq!(got.len(), 2);
+        for (path, text, tools) in &got {
             let s = with_text.sessions.iter().find(|s| &s.path == path).unwrap();
-            assert_eq!(t.text, s.all_messages_text);
-            assert_eq!(t.tools, s.tool_text);
-            assert!(!t.tools.is_empty() && !t.text.is_empty(), "{t:?}");
-            assert_eq!(t.text.capacity(), t.text.len(), "allocated at its length");
+            assert_eq!(text, &s.all_messages_text);
+            assert_eq!(tools, &s.tool_text);
+            assert!(!tools.is_empty() && !text.is_empty(), "{text:?} {tools:?}");
         }
         // Changed since the listing, and never listed.
         std::fs::write(&a, "changed").unwrap();
         let c = sessions.join("c.jsonl");
-        let missing = index.texts(&[a.clone(), b.clone(), c.clone()], |_, _| true);
+        let missing = index.texts(&[a.clone(), b.clone(), c.clone()], |_, _, _| true);
         assert_eq!(missing, [a.clone(), c]);
         // Stopped after the first.
-        let missing = index.texts(&[b.clone(), a.clone()], |_, _| false);
+        let missing = index.texts(&[b.clone(), a.clone()], |_, _, _| false);
         assert_eq!(missing, [a]);
     }
 }
