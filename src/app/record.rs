@@ -59,6 +59,19 @@ impl SessionRecord {
         r
     }
 
+    /// [`SessionRecord::with_folders`] of a listed session with its text: the text is kept
+    /// once, prepared and compressed, as [`SessionRecord::with_text`] keeps it.
+    pub fn listed(info: &SessionInfo, current_dir: Option<&Path>, folders: &Canonical) -> Self {
+        let mut bare = info.clone();
+        let text = std::mem::take(&mut bare.all_messages_text);
+        let tools = std::mem::take(&mut bare.tool_text);
+        let r = Self::with_folders(bare, current_dir, folders);
+        if text.is_empty() && tools.is_empty() {
+            return r;
+        }
+        r.with_text(&text, &tools)
+    }
+
     /// This record with its searchable text (read after the row was shown): the listing
     /// fields and paths are kept, the text is kept once, prepared and compressed.
     pub fn with_text(&self, text: &str, tools: &str) -> Self {

@@ -93,13 +93,8 @@ impl IndexSource {
     fn scan_rows_then_texts(&self, index: &mut Index, sink: &mut dyn FnMut(ScanUpdate) -> bool) {
         let current_dir = self.current_dir.as_deref();
         let folders = Canonical::default();
-        let record = |info: &SessionInfo| {
-            Arc::new(SessionRecord::with_folders(
-                info.clone(),
-                current_dir,
-                &folders,
-            ))
-        };
+        let record =
+            |info: &SessionInfo| Arc::new(SessionRecord::listed(info, current_dir, &folders));
         let mut listening = true;
         let mut batch: Vec<Arc<SessionRecord>> = Vec::new();
         let mut failed: Vec<Skipped> = Vec::new();
@@ -177,13 +172,8 @@ impl IndexSource {
     fn scan_with_text(&self, index: &mut Index, sink: &mut dyn FnMut(ScanUpdate) -> bool) {
         let current_dir = self.current_dir.as_deref();
         let folders = Canonical::default();
-        let record = |info: &SessionInfo| {
-            Arc::new(SessionRecord::with_folders(
-                info.clone(),
-                current_dir,
-                &folders,
-            ))
-        };
+        let record =
+            |info: &SessionInfo| Arc::new(SessionRecord::listed(info, current_dir, &folders));
         let mut listening = true;
         let mut batch: Vec<Arc<SessionRecord>> = Vec::new();
         let mut failed: Vec<Skipped> = Vec::new();
@@ -252,13 +242,9 @@ pub(crate) fn refresh_through_index(
     let mut records = Vec::new();
     let mut problems = changed.problems;
     let folders = Canonical::default();
-    let record = |info: &SessionInfo| {
-        Arc::new(SessionRecord::with_folders(
-            info.clone(),
-            current_dir,
-            &folders,
-        ))
-    };
+    // Compressed as the scan's: a refresh of many sessions (a folder listed again) does not
+    // hold their text raw for the rest of the run.
+    let record = |info: &SessionInfo| Arc::new(SessionRecord::listed(info, current_dir, &folders));
     index.list_files(
         changed.files,
         ListOptions { with_text: true },

@@ -254,8 +254,8 @@ fn event_loop(
             terminal.draw(|f| crate::ui::draw(f, state, now_ms()))?;
             state.drawn();
             last_draw = Some(Instant::now());
-            // The first rows are on screen: the watchers may walk the folders now.
-            if !state.picker.rows.is_empty() || state.picker.loading.done {
+            // Everything is listed: the watchers may walk the folders now.
+            if state.picker.loading.done {
                 if let Some(go) = watch_go.take() {
                     let _ = go.send(());
                 }
