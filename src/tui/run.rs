@@ -255,10 +255,10 @@ fn event_loop(
             state.drawn();
             last_draw = Some(Instant::now());
             // Everything is listed: the watchers may walk the folders now.
-            if state.picker.loading.done {
-                if let Some(go) = watch_go.take() {
-                    let _ = go.send(());
-                }
+            if state.picker.loading.done
+                && let Some(go) = watch_go.take()
+            {
+                let _ = go.send(());
             }
         }
         let until_tick = tick.saturating_sub(last_tick.elapsed());
