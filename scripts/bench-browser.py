@@ -9,7 +9,8 @@ temporary cache, config and data folders; a first run fills the index (the cache
 Then, per run:
 
 1. First rows on screen: the time from asking tmux to start grove until the screen shows a
-   session row (the selected row's `›`), polling the screen every 5 ms; also the time until the
+   session row (the selected row's `›`), polling the screen every 5 ms, and grove's CPU time by
+   then; also the time until the
    header's "Loading n/N" is gone (every session listed) and grove's CPU time (user+sys, all
    threads, from /proc) at that point.
 2. Full-text search: the query is typed; once "N matches" shows with nothing loading and the
@@ -117,11 +118,12 @@ def main():
         t, _ = wait(loaded, timeout=1800)
         print(f"cold (filling the index): all listed after {t - t0:.1f} s, load {load()}")
         stop()
-        firsts, alls, cpus, rss, hwm = [], [], [], [], []
+        firsts, first_cpus, alls, cpus, rss, hwm = [], [], [], [], [], []
         for run in range(a.runs):
             ld = load()
             t0, pid = start(work, binary, a.sessions)
             t_rows, s = wait(has_rows)
+            cpu_rows = cpu_ms(pid)
             t_all, _ = wait(loaded)
             cpu = cpu_ms(pid)
             counter = [line for line in s.splitlines() if line.startswith("─")]
@@ -145,12 +147,13 @@ def main():
             hits = s.splitlines()[2].split("│")[0].split()[-2:]
             print(
                 f"run {run + 1} (load {ld}): first rows {1000 * (t_rows - t0):.0f} ms "
-                f"({counter[0].strip('─ ') if counter else '?'}), all listed "
+                f"({counter[0].strip('─ ') if counter else '?'}; CPU {cpu_rows:.0f} ms), all listed "
                 f"{1000 * (t_all - t0):.0f} ms, CPU by then {cpu:.0f} ms; search {a.query!r}: "
                 f"{' '.join(hits)} after {1000 * (t_hits - t_q):.0f} ms, RSS {r:.0f} MB, "
                 f"peak {h:.0f} MB"
             )
             firsts.append(1000 * (t_rows - t0))
+            first_cpus.append(cpu_rows)
             alls.append(1000 * (t_all - t0))
             cpus.append(cpu)
             rss.append(r)
@@ -158,7 +161,8 @@ def main():
             stop()
         med = statistics.median
         print(
-            f"median of {a.runs}: first rows {med(firsts):.0f} ms (max {max(firsts):.0f}), "
+            f"median of {a.runs}: first rows {med(firsts):.0f} ms (max {max(firsts):.0f}, CPU "
+            f"{med(first_cpus):.0f} ms), "
             f"all listed {med(alls):.0f} ms, CPU {med(cpus):.0f} ms; after the search RSS "
             f"{med(rss):.0f} MB, peak {med(hwm):.0f} MB (max {max(hwm):.0f}); load at the end "
             f"{load()}"

@@ -8,7 +8,7 @@ use grove::app::event::ScanUpdate;
 use grove::app::source::{IndexSource, SessionSource};
 use grove::app::state::SessionRecord;
 use grove::storage::demo::{copy_dir, demo_source};
-use grove::storage::index::Index;
+use grove::storage::index::{Index, ListOptions};
 use grove::storage::roots::SessionRoot;
 
 fn source(corpus: &std::path::Path, cache: &std::path::Path) -> IndexSource {
@@ -70,11 +70,11 @@ fn second_launch_sends_every_session_in_the_first_batch() {
         vec![("found", n), ("sessions", n), ("texts", n), ("done", 0)]
     );
     // The rows went first, without text; the search text came from the index after them.
-    assert!(second.iter().all(|r| r.prepared.as_str().is_empty()));
+    assert!(second.iter().all(|r| r.prepared.text().is_empty()));
     assert!(
         texts
             .iter()
-            .any(|r| r.prepared.as_str().contains("rust-analyzer")),
+            .any(|r| r.prepared.text().contains("rust-analyzer")),
         "no indexed text"
     );
 
@@ -86,20 +86,61 @@ fn second_launch_sends_every_session_in_the_first_batch() {
     );
     text.push('\n');
     std::fs::write(changed, text).unwrap();
-    let (kinds, third, _) = scan(&source(&corpus, &cache));
+    // Its row too comes before any text is read; then every text, its own included (stored
+    // by the listing, read back from the index).
+    let (kinds, third, texts) = scan(&source(&corpus, &cache));
     assert_eq!(
         kinds,
         vec![
             ("found", n),
             ("sessions", n - 1),
-            ("texts", n - 1),
             ("sessions", 1),
+            ("texts", n),
             ("done", 0)
         ]
     );
-    assert!(
-        third
+    assert!(third.iter().all(|r| r.prepared.text().is_empty()));
+    let renamed = texts
+        .iter()
+        .find(|r| r.info.name.as_deref() == Some("renamed"))
+        .expect("the changed session's text");
+    assert!(!renamed.prepared.text().is_empty());
+    // Newest first: the first screen's sessions are searchable first.
+    let modified: Vec<i64> = texts.iter().map(|r| r.info.modified_ms).collect();
+    assert!(modified.windows(2).all(|w| w[0] >= w[1]), "{modified:?}");
+}
+
+/// The search text of a session is kept once, in its prepared (lowercased) form, compressed
+/// where that is smaller: the listing fields hold none of it, and it reads back whole.
+#[test]
+fn the_search_text_is_held_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    copy_dir(&demo_source(), &corpus).unwrap();
+    let cache = tmp.path().join("cache");
+    scan(&source(&corpus, &cache));
+    let (_, _, texts) = scan(&source(&corpus, &cache));
+    let mut index = Index::open_at(&cache);
+    let roots = source(&corpus, &cache).roots;
+    let listing = index.list(&roots, ListOptions { with_text: true }, |_| {});
+    let mut held = 0;
+    let mut stored = 0;
+    for r in &texts {
+        assert!(r.info.all_messages_text.is_empty() && r.info.tool_text.is_empty());
+        held += r.prepared.text_capacity();
+        let s = listing
+            .sessions
             .iter()
-            .any(|r| r.info.name.as_deref() == Some("renamed"))
-    );
+            .find(|s| s.path == r.info.path)
+            .unwrap();
+        let (text, tools) = (
+            s.all_messages_text.to_lowercase(),
+            s.tool_text.to_lowercase(),
+        );
+        assert_eq!(r.prepared.text(), text);
+        assert_eq!(r.prepared.tools(), tools);
+        stored += text.len() + tools.len();
+    }
+    assert!(stored > 0);
+    assert!(held < stored, "held {held} bytes for {stored} of text");
 }

@@ -238,3 +238,57 @@ fn tool_calls_pi_does_not_search_are_found_after_pi_matches() {
         }
     }
 }
+
+/// The browser keeps each session's text compressed ([`PreparedText::compressed`]): every
+/// query of the oracle scores each session exactly as on the plain form the CLI uses, and
+/// explains the match the same.
+#[test]
+fn the_browsers_compressed_text_scores_as_the_plain_one() {
+    use grove::model::search::{PreparedText, SearchFields};
+    let sessions = listing();
+    fn fields(s: &SessionInfo) -> SearchFields<'_> {
+        SearchFields {
+            id: &s.id,
+            name: s.name.as_deref(),
+            summary: s.summary.as_deref(),
+            text: &s.all_messages_text,
+            cwd: &s.cwd,
+            tools: &s.tool_text,
+        }
+    }
+    let plain: Vec<PreparedText> = sessions
+        .iter()
+        .map(|s| PreparedText::new(&fields(s)))
+        .collect();
+    let compact: Vec<PreparedText> = sessions
+        .iter()
+        .map(|s| PreparedText::compressed(&fields(s)))
+        .collect();
+    let held: usize = compact.iter().map(PreparedText::text_capacity).sum();
+    let raw: usize = sessions
+        .iter()
+        .map(|s| s.all_messages_text.len() + s.tool_text.len())
+        .sum();
+    assert!(held < raw, "compressed: {held} of {raw} bytes");
+    let oracle = oracle_of(&fixture().join("oracle.json"));
+    let mut matched = 0;
+    for result in oracle["results"].as_array().expect("results") {
+        let Ok(query) = Query::parse(result["query"].as_str().expect("query")) else {
+            continue;
+        };
+        for (p, c) in plain.iter().zip(&compact) {
+            assert_eq!(
+                query.score_prepared(p),
+                query.score_prepared(c),
+                "{query:?}"
+            );
+            assert_eq!(
+                query.matched_fields(p),
+                query.matched_fields(c),
+                "{query:?}"
+            );
+            matched += usize::from(query.score_prepared(c).is_some());
+        }
+    }
+    assert!(matched > 100, "{matched}");
+}

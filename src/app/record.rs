@@ -1,7 +1,9 @@
 //! One listed session with what search and threading need precomputed, and the rule for
 //! whether it belongs to the current folder.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::model::info::SessionInfo;
 use crate::model::search::{PreparedText, SearchFields};
@@ -29,12 +31,22 @@ pub struct SessionRecord {
 impl SessionRecord {
     /// Builds a record, touching the file system to canonicalise paths. Call off the UI thread.
     pub fn new(info: SessionInfo, current_dir: Option<&Path>) -> Self {
-        let in_current_dir = current_dir.is_some_and(|d| same_dir(&info.cwd, d));
-        let canonical_path = std::fs::canonicalize(&info.path).ok();
+        Self::with_folders(info, current_dir, &Canonical::default())
+    }
+
+    /// [`SessionRecord::new`] with the canonical folders of a listing shared (10k sessions
+    /// live in a few hundred folders: a `realpath` per folder, one `readlink` per file).
+    pub fn with_folders(
+        info: SessionInfo,
+        current_dir: Option<&Path>,
+        folders: &Canonical,
+    ) -> Self {
+        let in_current_dir = current_dir.is_some_and(|d| folders.same_folder(&info.cwd, d));
+        let canonical_path = folders.file(&info.path);
         let canonical_parent = info
             .parent_session_path
             .as_deref()
-            .and_then(|p| std::fs::canonicalize(p).ok());
+            .and_then(|p| folders.file(Path::new(p)));
         let repo = crate::storage::repo::repo_of(&info.cwd);
         let here = current_dir.and_then(|d| crate::storage::repo::repo_of(&d.to_string_lossy()));
         let in_current_repo =
@@ -45,6 +57,42 @@ impl SessionRecord {
         r.in_current_repo = in_current_repo;
         r.branch = repo.and_then(|r| r.branch.clone());
         r
+    }
+
+    /// [`SessionRecord::with_folders`] of a listed session with its text: the text is kept
+    /// once, prepared and compressed, as [`SessionRecord::with_text`] keeps it.
+    pub fn listed(info: &SessionInfo, current_dir: Option<&Path>, folders: &Canonical) -> Self {
+        let mut bare = info.clone();
+        let text = std::mem::take(&mut bare.all_messages_text);
+        let tools = std::mem::take(&mut bare.tool_text);
+        let r = Self::with_folders(bare, current_dir, folders);
+        if text.is_empty() && tools.is_empty() {
+            return r;
+        }
+        r.with_text(&text, &tools)
+    }
+
+    /// This record with its searchable text (read after the row was shown): the listing
+    /// fields and paths are kept, the text is kept once, prepared and compressed.
+    pub fn with_text(&self, text: &str, tools: &str) -> Self {
+        let info = &self.info;
+        let prepared = PreparedText::compressed(&SearchFields {
+            id: &info.id,
+            name: info.name.as_deref(),
+            summary: info.summary.as_deref(),
+            text,
+            cwd: &info.cwd,
+            tools,
+        });
+        SessionRecord {
+            info: self.info.clone(),
+            prepared,
+            in_current_dir: self.in_current_dir,
+            canonical_path: self.canonical_path.clone(),
+            canonical_parent: self.canonical_parent.clone(),
+            in_current_repo: self.in_current_repo,
+            branch: self.branch.clone(),
+        }
     }
 
     /// Builds a record without touching the file system (tests, cached listings).
@@ -82,4 +130,109 @@ impl SessionRecord {
 /// Whether a session's cwd names the folder `dir`: the one rule, [`same_folder`].
 pub fn same_dir(session_cwd: &str, dir: &Path) -> bool {
     same_folder(session_cwd, dir)
+}
+
+/// Canonical folders, looked up once each for a listing: a file's canonical path is its
+/// folder's with the file's name, unless the file itself is a symbolic link (one `readlink`
+/// tells). Gives what [`std::fs::canonicalize`] gives.
+#[derive(Debug, Default)]
+pub struct Canonical {
+    folders: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl Canonical {
+    /// `canonicalize(dir)`, remembered.
+    pub fn folder(&self, dir: &Path) -> Option<PathBuf> {
+        if let Ok(m) = self.folders.lock()
+            && let Some(hit) = m.get(dir)
+        {
+            return hit.clone();
+        }
+        let found = std::fs::canonicalize(dir).ok();
+        if let Ok(mut m) = self.folders.lock() {
+            m.insert(dir.to_path_buf(), found.clone());
+        }
+        found
+    }
+
+    /// `canonicalize(path)` of a file.
+    pub fn file(&self, path: &Path) -> Option<PathBuf> {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return std::fs::canonicalize(path).ok();
+        };
+        if dir.as_os_str().is_empty() {
+            return std::fs::canonicalize(path).ok();
+        }
+        match std::fs::read_link(path) {
+            // Not a link (EINVAL): the file is where its folder really is.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                Some(self.folder(dir)?.join(name))
+            }
+            Ok(_) => std::fs::canonicalize(path).ok(),
+            // Missing or unreachable: canonicalize fails too.
+            Err(_) => None,
+        }
+    }
+
+    /// [`same_folder`] with the folders looked up here.
+    pub fn same_folder(&self, session_cwd: &str, dir: &Path) -> bool {
+        if session_cwd.is_empty() {
+            return false;
+        }
+        let trimmed = session_cwd.trim_end_matches('/');
+        let cwd = Path::new(if trimmed.is_empty() { "/" } else { trimmed });
+        if cwd == dir {
+            return true;
+        }
+        match (self.folder(cwd), self.folder(dir)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shared lookups give what `canonicalize` and `same_folder` give: through a linked
+    /// folder, a linked file, a missing file, a relative path.
+    #[test]
+    fn shared_folders_canonicalise_as_the_file_system_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join("a.jsonl"), "x").unwrap();
+        std::fs::write(tmp.path().join("b.jsonl"), "y").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("b.jsonl"), real.join("b-link.jsonl")).unwrap();
+        let c = Canonical::default();
+        for p in [
+            real.join("a.jsonl"),
+            link.join("a.jsonl"),
+            link.join("b-link.jsonl"),
+            link.join("missing.jsonl"),
+            tmp.path().join("missing/a.jsonl"),
+            link.join("../b.jsonl"),
+            PathBuf::from("relative.jsonl"),
+        ] {
+            assert_eq!(
+                c.file(&p),
+                std::fs::canonicalize(&p).ok(),
+                "{}",
+                p.display()
+            );
+            // Asked again: the remembered folder gives the same.
+            assert_eq!(
+                c.file(&p),
+                std::fs::canonicalize(&p).ok(),
+                "{}",
+                p.display()
+            );
+        }
+        for cwd in ["", "/", &format!("{}/", link.display()), "/nowhere"] {
+            assert_eq!(c.same_folder(cwd, &real), same_folder(cwd, &real), "{cwd}");
+        }
+    }
 }

@@ -165,16 +165,23 @@ impl PickerState {
     /// each takes its path's place (so rows, marks and search results keep pointing at it);
     /// one without a place is added. Whether any was added (the rows must be rebuilt).
     pub(crate) fn replace_records(&mut self, records: Vec<Arc<SessionRecord>>) -> bool {
-        let by_path: HashMap<PathBuf, usize> = self
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.info.path.clone(), i))
-            .collect();
+        // Where each goes, decided with the paths borrowed (no path copied per update).
+        let slots: Vec<Option<usize>> = {
+            let by_path: HashMap<&Path, usize> = self
+                .records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.info.path.as_path(), i))
+                .collect();
+            records
+                .iter()
+                .map(|r| by_path.get(r.info.path.as_path()).copied())
+                .collect()
+        };
         let mut added = false;
-        for record in records {
-            match by_path.get(&record.info.path) {
-                Some(&i) => self.records[i] = record,
+        for (record, slot) in records.into_iter().zip(slots) {
+            match slot {
+                Some(i) => self.records[i] = record,
                 None => {
                     self.records.push(record);
                     self.deleted.push(false);
@@ -251,7 +258,7 @@ mod tests {
             s.picker
                 .records
                 .iter()
-                .all(|r| r.prepared.as_str().is_empty())
+                .all(|r| r.prepared.text().is_empty())
         );
         let generation = s.picker.loading.generation;
         crate::app::update::update(
@@ -266,12 +273,7 @@ mod tests {
         );
         assert_eq!(titles(&s), ["a", "b"]);
         assert_eq!(s.selected().unwrap().info.id, "b");
-        assert!(
-            s.picker.records[0]
-                .prepared
-                .as_str()
-                .contains("about a with")
-        );
+        assert!(s.picker.records[0].prepared.text().contains("about a with"));
         assert_eq!(s.picker.records.len(), 2);
         // One not sent before is added.
         assert!(s.picker.replace_records(vec![record("c", 1, 10)]));

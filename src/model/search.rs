@@ -27,6 +27,7 @@
 //! Positions are counted in UTF-16 code units and lowercasing is Unicode's, as in Node, so the
 //! scores equal pi's exactly (regex dialects differ slightly).
 
+mod compact;
 mod explain;
 mod fuzzy;
 mod highlight;
@@ -36,6 +37,7 @@ mod tokens;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::path::Path;
 
@@ -47,6 +49,7 @@ pub use explain::{
 };
 pub use fuzzy::fuzzy_match;
 
+use compact::Compact;
 use js::{js_lower, js_trim, normalize_whitespace_lower, utf16};
 use tokens::{Phrase, Token, Word, tokenize};
 
@@ -106,9 +109,11 @@ pub struct PreparedText {
     cwd: Box<str>,
     cwd16: Box<[u16]>,
     cwd_norm: Box<str>,
-    text: String,
+    /// The message text and the tool text: as they are ([`PreparedText::new`]) or compressed
+    /// ([`PreparedText::compressed`], what the browser keeps for every session).
+    text: Compact,
     summary: Option<Box<str>>,
-    tools: String,
+    tools: Compact,
 }
 
 impl PreparedText {
@@ -129,20 +134,39 @@ impl PreparedText {
             cwd16: utf16(&cwd).into(),
             cwd_norm: normalize_whitespace_lower(fields.cwd).into(),
             cwd: cwd.into(),
-            text: js_lower(fields.text),
+            text: Compact::Plain(js_lower(fields.text)),
             summary: fields.summary.map(|s| js_lower(s).into()),
-            tools: js_lower(fields.tools),
+            tools: Compact::Plain(js_lower(fields.tools)),
         }
     }
 
+    /// [`PreparedText::new`] of `fields`, its message and tool text compressed: what the
+    /// browser keeps for every session (each search decompresses it into a buffer of the
+    /// searching thread). The text is held once, compressed, allocated at its size.
+    pub fn compressed(fields: &SearchFields<'_>) -> Self {
+        let mut p = Self::new(&SearchFields {
+            text: "",
+            tools: "",
+            ..*fields
+        });
+        p.text = Compact::lowered(fields.text);
+        p.tools = Compact::lowered(fields.tools);
+        p
+    }
+
+    /// The bytes the message and tool text take as held.
+    pub fn text_capacity(&self) -> usize {
+        self.text.held() + self.tools.held()
+    }
+
     /// The lowercased message text.
-    pub fn as_str(&self) -> &str {
-        &self.text
+    pub fn text(&self) -> Cow<'_, str> {
+        self.text.text()
     }
 
     /// The lowercased tool-call text.
-    pub fn tools(&self) -> &str {
-        &self.tools
+    pub fn tools(&self) -> Cow<'_, str> {
+        self.tools.text()
     }
 }
 
@@ -272,7 +296,13 @@ impl Query {
         Some(fields)
     }
 
-    fn run(&self, p: &PreparedText, mut why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
+    fn run(&self, p: &PreparedText, why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
+        compact::with_both(&p.text, &p.tools, |text, tools| {
+            self.run_on(&Texts { p, text, tools }, why)
+        })
+    }
+
+    fn run_on(&self, p: &Texts<'_>, mut why: Option<&mut Vec<MatchedField>>) -> Option<Score> {
         let mut total = 0.0;
         let mut tool_only = false;
         let mut fuzzy_tokens = 0u32;
@@ -322,6 +352,20 @@ impl Query {
     }
 }
 
+/// A prepared session with its texts at hand (decompressed for one search).
+struct Texts<'a> {
+    p: &'a PreparedText,
+    text: &'a str,
+    tools: &'a str,
+}
+
+impl std::ops::Deref for Texts<'_> {
+    type Target = PreparedText;
+    fn deref(&self) -> &PreparedText {
+        self.p
+    }
+}
+
 /// A token's tier, score and field.
 struct FieldScore {
     tier: u8,
@@ -344,7 +388,7 @@ impl FieldScore {
 
 /// pi's `matchFuzzyToken` (literal first, then fuzzy in the name or the cwd), then grove's
 /// tool calls.
-fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
+fn match_word(w: &Word, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if let Some(name) = &p.name
         && w.is_in(name)
@@ -354,7 +398,7 @@ fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
     }
     let text_field = if w.is_in(&p.id) {
         Some(Field::Id)
-    } else if w.is_in(&p.text) {
+    } else if w.is_in(p.text) {
         Some(Field::Messages)
     } else if w.is_in(&p.cwd) {
         Some(Field::Cwd)
@@ -382,12 +426,12 @@ fn match_word(w: &Word, p: &PreparedText) -> Option<FieldScore> {
             field: MatchedField { field, fuzzy: true },
         });
     }
-    w.is_in(&p.tools)
+    w.is_in(p.tools)
         .then(|| FieldScore::literal(TIER_TOOL, 0.0, Field::Tool))
 }
 
 /// pi's `matchPhraseToken`, then grove's tool calls.
-fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
+fn match_phrase(ph: &Phrase, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if p.name_norm.contains(ph.normalized.as_str()) {
         let score = fuzzy::fuzzy_match_lower(&ph.normalized, &ph.normalized16, &p.name_norm16)
@@ -396,13 +440,13 @@ fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
     }
     let field = if p.id.contains(ph.normalized.as_str()) {
         Field::Id
-    } else if ph.is_in(&p.text) {
+    } else if ph.is_in(p.text) {
         Field::Messages
     } else if p.cwd_norm.contains(ph.normalized.as_str()) {
         Field::Cwd
     } else if p.summary.as_deref().is_some_and(|s| ph.is_in(s)) {
         Field::Summary
-    } else if ph.is_in(&p.tools) {
+    } else if ph.is_in(p.tools) {
         return Some(FieldScore::literal(TIER_TOOL, 0.0, Field::Tool));
     } else {
         return None;
@@ -412,20 +456,20 @@ fn match_phrase(ph: &Phrase, p: &PreparedText) -> Option<FieldScore> {
 
 /// pi's `matchRegex` (on the lowercased fields, still case-insensitively), then grove's tool
 /// calls.
-fn match_regex(re: &Regex, p: &PreparedText) -> Option<FieldScore> {
+fn match_regex(re: &Regex, p: &Texts<'_>) -> Option<FieldScore> {
     use explain::Field;
     if p.name.as_deref().is_some_and(|n| re.is_match(n)) {
         return Some(FieldScore::literal(TIER_NAME, 0.0, Field::Name));
     }
     let field = if re.is_match(&p.id) {
         Field::Id
-    } else if re.is_match(&p.text) {
+    } else if re.is_match(p.text) {
         Field::Messages
     } else if re.is_match(&p.cwd) {
         Field::Cwd
     } else if p.summary.as_deref().is_some_and(|s| re.is_match(s)) {
         Field::Summary
-    } else if re.is_match(&p.tools) {
+    } else if re.is_match(p.tools) {
         return Some(FieldScore::literal(TIER_TOOL, 0.0, Field::Tool));
     } else {
         return None;

@@ -151,12 +151,21 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let input = spawn_input(tx.clone(), Arc::clone(&stop), Arc::clone(&gate));
     let mut handoff = Handoff::new(gate, listener.child_flag());
     // The lists follow the files: changed paths arrive on the loop's channel.
-    let watch = super::watch::spawn(source.roots(), tx.clone());
+    let (watch_go, go) = mpsc::channel();
+    let watch = super::watch::spawn(source.roots(), tx.clone(), go);
     let mut runner = Runner::new(tx, source, current_dir, delete_roots);
     runner.load_state();
     let size = terminal.size()?;
     state.viewport = (size.width, size.height);
-    let result = event_loop(&mut terminal, &mut state, &mut runner, &mut handoff, &rx);
+    let mut watch_go = Some(watch_go);
+    let result = event_loop(
+        &mut terminal,
+        &mut state,
+        &mut runner,
+        &mut handoff,
+        &rx,
+        &mut watch_go,
+    );
     stop.store(true, Ordering::Relaxed);
     watch.stop();
     runner.shut_down();
@@ -211,6 +220,7 @@ fn event_loop(
     runner: &mut Runner,
     handoff: &mut Handoff,
     rx: &Receiver<Msg>,
+    watch_go: &mut Option<Sender<()>>,
 ) -> Result<Exit> {
     let tick = Duration::from_millis(TICK_MS);
     let mut effects = start(state);
@@ -244,6 +254,12 @@ fn event_loop(
             terminal.draw(|f| crate::ui::draw(f, state, now_ms()))?;
             state.drawn();
             last_draw = Some(Instant::now());
+            // Everything is listed: the watchers may walk the folders now.
+            if state.picker.loading.done
+                && let Some(go) = watch_go.take()
+            {
+                let _ = go.send(());
+            }
         }
         let until_tick = tick.saturating_sub(last_tick.elapsed());
         let wait = if state.dirty {

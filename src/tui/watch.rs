@@ -37,6 +37,8 @@ use super::watch_poll::{Poller, Snapshot, modified_since};
 const DEBOUNCE: Duration = Duration::from_millis(200);
 /// File systems keep modification times this coarsely at worst (FAT: 2 s).
 const CLOCK_SLACK: Duration = Duration::from_secs(2);
+/// The watchers start this long after grove at the latest (see [`spawn`]).
+const GO_AT_LATEST: Duration = Duration::from_secs(10);
 /// How often a polled root is looked at (a `stat` per file).
 const POLL_EVERY: Duration = Duration::from_secs(2);
 
@@ -71,12 +73,19 @@ impl WatchHandle {
     }
 }
 
-pub(crate) fn spawn(roots: Vec<SessionRoot>, tx: Sender<Msg>) -> WatchHandle {
+///
+/// The walks start once `go` says so (the list is read, text included) or after
+/// [`GO_AT_LATEST`]: on a small machine, a stat of every file by the watchers slowed the
+/// first rows, and walking while the search text loaded left that memory spread over more
+/// allocator arenas (RSS at 10k sessions: 251 MB, 184 MB without). What changed meanwhile is
+/// still reported (`since` is taken now).
+pub(crate) fn spawn(roots: Vec<SessionRoot>, tx: Sender<Msg>, go: Receiver<()>) -> WatchHandle {
     // Before the list is read: what changes after this may have been missed by it.
     let since = SystemTime::now() - CLOCK_SLACK;
     let watch = Arc::new(Mutex::new(None));
     let slot = Arc::clone(&watch);
     std::thread::spawn(move || {
+        let _ = go.recv_timeout(GO_AT_LATEST);
         let started = start(&roots, mode_from_env(), since, move |paths| {
             tx.send(Msg::App(Event::FilesChanged { paths })).is_ok()
         });

@@ -44,6 +44,8 @@ pub mod offsets;
 mod rescan;
 pub mod row;
 mod schema;
+
+pub mod texts;
 pub mod write;
 
 pub use ids::EntryIds;
