@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::model::info::SessionInfo;
-use crate::storage::index::offsets::EntryOffsets;
 use crate::storage::index::db::FileKey;
+use crate::storage::index::offsets::EntryOffsets;
 use crate::storage::index::{Index, IndexEvent, ListOptions};
 use crate::storage::roots::{FoundFile, SessionRoot, Skipped};
 

@@ -14,7 +14,6 @@ use std::hash::BuildHasher;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-
 /// Bytes at the start of a file hashed for the resume check.
 pub const HEAD_BLOCK: u64 = 16 << 10;
 /// Bytes before the resume offset hashed for the resume check.
