@@ -114,14 +114,22 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
         .sum::<f64>()
         / 1e6;
     let t = Instant::now();
+    // COMPRESSED=1: the text as the browser holds it (compressed, decompressed per search).
+    let compressed = std::env::var_os("COMPRESSED").is_some_and(|v| v == "1");
     let prepared: Vec<PreparedText> = listing
         .sessions
         .par_iter()
-        .map(|s| PreparedText::new(&fields(s)))
+        .map(|s| {
+            if compressed {
+                PreparedText::compressed(&fields(s))
+            } else {
+                PreparedText::new(&fields(s))
+            }
+        })
         .collect();
     let prepare_ms = ms(t);
     println!(
-        "search_sessions={} text_mb={text_mb:.0} load_with_text_ms={load_ms:.0} prepare_ms={prepare_ms:.0}",
+        "search_sessions={} text_mb={text_mb:.0} load_with_text_ms={load_ms:.0} prepare_ms={prepare_ms:.0} compressed={compressed}",
         listing.sessions.len()
     );
     // The picker scores the most recent sessions first (the listing is newest first), shows
