@@ -79,7 +79,9 @@ def mem_mb(pid):
 def start(work, binary, sessions):
     env = (
         f"HOME={work}/home XDG_CONFIG_HOME={work}/config XDG_DATA_HOME={work}/data "
-        f"XDG_CACHE_HOME={work}/cache GROVE_CONFIG= TERM=xterm-256color"
+        f"XDG_CACHE_HOME={work}/cache GROVE_CONFIG= TERM=xterm-256color "
+        # BENCH_ENV: more variables for grove, e.g. BENCH_ENV='GROVE_WATCH=off'.
+        + os.environ.get("BENCH_ENV", "")
     )
     cmd = f"exec env {env} {binary} --session-dir {sessions} --all"
     t0 = time.monotonic()

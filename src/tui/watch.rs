@@ -326,7 +326,12 @@ mod tests {
                 .unwrap()
                 .set_modified(long_ago)
                 .unwrap();
-            let since = SystemTime::now() - CLOCK_SLACK;
+            // The app's `since` is its start less CLOCK_SLACK; here the start itself, with
+            // pauses around it longer than the kernel's coarse clock tick (file times lag the
+            // precise clock by up to one), so `old` is before it and `missed` after.
+            std::thread::sleep(Duration::from_millis(50));
+            let since = SystemTime::now();
+            std::thread::sleep(Duration::from_millis(50));
             // Written after grove started, before the watch's first look.
             let missed = folder.join("a.jsonl");
             std::fs::write(&missed, "{}\n").unwrap();
