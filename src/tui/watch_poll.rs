@@ -213,13 +213,15 @@ mod tests {
         std::fs::create_dir_all(&folder).unwrap();
         let a = folder.join("a.jsonl");
         std::fs::write(&a, "{}\n").unwrap();
-        let future = SystemTime::now() + std::time::Duration::from_secs(30 * 86_400);
-        File::options()
-            .write(true)
-            .open(&a)
-            .unwrap()
-            .set_modified(future)
-            .unwrap();
+        let set_mtime = |t: SystemTime| {
+            File::options()
+                .write(true)
+                .open(&a)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        };
+        set_mtime(SystemTime::now() + std::time::Duration::from_secs(30 * 86_400));
         std::thread::sleep(std::time::Duration::from_millis(20));
         let since = SystemTime::now();
         let roots = vec![root.clone()];
@@ -227,12 +229,7 @@ mod tests {
         // Past the kernel's coarse clock tick, which file times lag the precise clock by.
         std::thread::sleep(std::time::Duration::from_millis(50));
         append(&a, "{}\n");
-        File::options()
-            .write(true)
-            .open(&a)
-            .unwrap()
-            .set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1))
-            .unwrap();
+        set_mtime(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1));
         assert_eq!(modified_since(&roots, since), vec![a]);
     }
 
