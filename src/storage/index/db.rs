@@ -16,17 +16,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use super::row::{Fields, SELECT_ROWS, decode_row, read_row, row_hash, row_id, row_path};
 pub use super::row::{FileKey, NewRow, NewText, Row, StateParts, StoredState, path_bytes, path_of};
 pub use super::schema::SCHEMA_VERSION;
-use super::schema::{MIGRATIONS, PREPARE_CHECKS};
+use super::schema::{MIGRATIONS, PREPARE_CHECKS, page_size_is_ours};
 
 /// The cache file in the cache folder.
 pub const DB_FILE: &str = "index.sqlite3";
-/// The database's page size. A growth of a session changes a handful of pages (its row, its
-/// state, the last page of each chunk table and of their indexes, the header): each is written
-/// whole, so smaller pages write fewer bytes. Measured on the real-pi 1k corpus (docs/bench.md,
-/// round five): ~4.5 KB appended wrote 37 KB of WAL with 4 KB pages, ~20 KB with 2 KB pages,
-/// 16 KB with 1 KB pages; the cold fill took the same instructions with 2 KB pages and ~25%
-/// more system time with 1 KB pages (four times the writes).
-const PAGE_SIZE: i64 = 2048;
 /// The WAL is checkpointed and truncated after a commit that leaves it larger than this: a
 /// growth's few pages are written once into the WAL and copied into the database once every
 /// few dozen listings (a page written by several is copied once), and opening the database
@@ -89,14 +82,8 @@ impl Db {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        // The page size is set while the file is empty; a cache made with another is rebuilt.
-        let page_size: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
-        if page_size != PAGE_SIZE {
-            let pages: i64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
-            if pages > 0 {
-                return Err(OpenError::Rebuild);
-            }
-            conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+        if !page_size_is_ours(&conn)? {
+            return Err(OpenError::Rebuild);
         }
         // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
         // transaction, never corrupt the file (a lost transaction is a rescan).

@@ -1,6 +1,8 @@
 //! The index database's schema: its version, one migration step per version, and the
 //! statements an opened database must prepare (see [`super::db`]).
 
+use rusqlite::Connection;
+
 use super::row::SELECT_ROWS;
 
 /// `PRAGMA user_version` of the schema below.
@@ -93,3 +95,66 @@ pub(super) const PREPARE_CHECKS: &[&str] = &[
     "SELECT session, seq, data FROM tools",
     "SELECT session, seq, data FROM state_nodes",
 ];
+
+/// The database's page size. A growth of a session changes a handful of pages (its row, its
+/// state, the last page of each chunk table and of their indexes, the header): each is written
+/// whole, so smaller pages write fewer bytes. Measured on the real-pi 1k corpus (docs/bench.md,
+/// round five): ~4.5 KB appended wrote 37 KB of WAL with 4 KB pages, ~20 KB with 2 KB pages,
+/// 16 KB with 1 KB pages; the cold fill took the same instructions with 2 KB pages and ~25%
+/// more system time with 1 KB pages (four times the writes).
+pub(super) const PAGE_SIZE: i64 = 2048;
+
+/// Sets the page size of an empty database; false for a cache made with another (rebuilt).
+///
+/// The page count is asked first: it reads the file's header, and with it the page size. Asked
+/// first, the page size is what the connection assumed when it opened the file, which is
+/// SQLite's default if the file was still empty then. A second process that opened the file
+/// while the first was creating it then took the new database for one of another page size,
+/// and removed it from under the first.
+pub(super) fn page_size_is_ours(conn: &Connection) -> rusqlite::Result<bool> {
+    let pages: i64 = conn.pragma_query_value(None, "page_count", |r| r.get(0))?;
+    let page_size: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
+    if page_size == PAGE_SIZE {
+        return Ok(true);
+    }
+    if pages > 0 {
+        return Ok(false);
+    }
+    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process that opened the file while another was creating the database (still empty
+    /// then) takes the new database for its own page size, not for a foreign cache.
+    #[test]
+    fn a_database_created_after_the_file_was_opened_is_not_taken_for_a_foreign_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite3");
+        let early = Connection::open(&path).unwrap();
+        let creator = Connection::open(&path).unwrap();
+        assert!(page_size_is_ours(&creator).unwrap());
+        creator.pragma_update(None, "journal_mode", "WAL").unwrap();
+        creator.execute_batch(MIGRATIONS[0]).unwrap();
+        assert!(page_size_is_ours(&early).unwrap());
+        let size: i64 = early
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        assert_eq!(size, PAGE_SIZE);
+    }
+
+    /// A cache made with another page size is one to rebuild.
+    #[test]
+    fn a_cache_of_another_page_size_is_not_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite3");
+        let old = Connection::open(&path).unwrap();
+        old.pragma_update(None, "page_size", 4096).unwrap();
+        old.execute_batch("CREATE TABLE t(x)").unwrap();
+        drop(old);
+        assert!(!page_size_is_ours(&Connection::open(&path).unwrap()).unwrap());
+    }
+}
