@@ -79,7 +79,7 @@ impl Index {
                 // Damaged under us: start over (it is only a cache).
                 let path = db.path.clone();
                 self.db = None;
-                db::remove_db_files(&path);
+                db::open::remove_db_files(&path);
                 self.db = path.parent().and_then(Db::open);
                 Matched::new(found.len(), with_text)
             }
