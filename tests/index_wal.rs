@@ -42,6 +42,7 @@ fn a_growth_writes_its_pages_once_into_a_bounded_wal() {
     assert_eq!(page_size, 2048);
     let grown = dir.join("s07.jsonl");
     let mut resets = 0;
+    let mut growth_frames = Vec::new();
     for g in 0..120 {
         let db_before = fs::read(cache.join("index.sqlite3")).unwrap();
         let wal_before = wal_len(&cache);
@@ -61,11 +62,12 @@ fn a_growth_writes_its_pages_once_into_a_bounded_wal() {
                 fs::read(cache.join("index.sqlite3")).unwrap() == db_before,
                 "growth {g}: the database file was written (a checkpoint at close?)"
             );
-            assert!(
-                wal_after - wal_before <= 12 * PAGE_FRAME,
-                "growth {g}: {} bytes of WAL",
-                wal_after - wal_before
-            );
+            // A B-tree page that splits adds a few pages now and then (where depends on the
+            // rows' sizes, which hold the file's nanosecond times): a bound on every growth,
+            // and a tighter one on the typical growth below.
+            let frames = (wal_after - wal_before) / PAGE_FRAME;
+            assert!(frames <= 24, "growth {g}: {frames} pages of WAL");
+            growth_frames.push(frames);
         } else {
             resets += 1;
             assert_eq!(wal_after, 0, "a checkpoint truncates the WAL");
@@ -75,4 +77,10 @@ fn a_growth_writes_its_pages_once_into_a_bounded_wal() {
         }
     }
     assert!(resets >= 1, "the WAL was never checkpointed");
+    growth_frames.sort_unstable();
+    let median = growth_frames[growth_frames.len() / 2];
+    assert!(
+        median <= 12,
+        "a typical growth wrote {median} pages: {growth_frames:?}"
+    );
 }
