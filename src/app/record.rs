@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use crate::model::info::SessionInfo;
 use crate::model::search::{PreparedText, SearchFields};
-use crate::text::paths::same_folder;
+use crate::text::paths::{same_folder, same_folder_with};
 
 /// One listed session, with what search and threading need precomputed (off the UI thread).
 #[derive(Debug, Clone)]
@@ -176,18 +176,7 @@ impl Canonical {
 
     /// [`same_folder`] with the folders looked up here.
     pub fn same_folder(&self, session_cwd: &str, dir: &Path) -> bool {
-        if session_cwd.is_empty() {
-            return false;
-        }
-        let trimmed = session_cwd.trim_end_matches('/');
-        let cwd = Path::new(if trimmed.is_empty() { "/" } else { trimmed });
-        if cwd == dir {
-            return true;
-        }
-        match (self.folder(cwd), self.folder(dir)) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        }
+        same_folder_with(session_cwd, dir, |p| self.folder(p))
     }
 }
 

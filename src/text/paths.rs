@@ -23,6 +23,15 @@ pub fn shorten_home<'a>(path: &'a str, home: Option<&str>) -> Cow<'a, str> {
 /// Whether a session's `cwd` names the folder `dir`: literally (a trailing `/` aside), or
 /// after resolving links. An empty `cwd` names no folder.
 pub fn same_folder(session_cwd: &str, dir: &Path) -> bool {
+    same_folder_with(session_cwd, dir, |p| std::fs::canonicalize(p).ok())
+}
+
+/// [`same_folder`] with links resolved by `canonical` (e.g. a lookup shared by many sessions).
+pub fn same_folder_with(
+    session_cwd: &str,
+    dir: &Path,
+    canonical: impl Fn(&Path) -> Option<std::path::PathBuf>,
+) -> bool {
     if session_cwd.is_empty() {
         return false;
     }
@@ -31,8 +40,8 @@ pub fn same_folder(session_cwd: &str, dir: &Path) -> bool {
     if cwd == dir {
         return true;
     }
-    match (std::fs::canonicalize(cwd), std::fs::canonicalize(dir)) {
-        (Ok(a), Ok(b)) => a == b,
+    match (canonical(cwd), canonical(dir)) {
+        (Some(a), Some(b)) => a == b,
         _ => false,
     }
 }
