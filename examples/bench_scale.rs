@@ -12,7 +12,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use grove::model::search::{PreparedText, Query, SearchFields};
+use grove::cli::list_query::search_fields as fields;
+use grove::model::search::{PreparedText, Query};
 use grove::storage::fastscan::{ParseMode, scan_info_with};
 use grove::storage::index::{Index, IndexEvent, ListOptions};
 use grove::storage::roots::{
@@ -194,16 +195,5 @@ fn search(roots: &[SessionRoot], cache: Option<PathBuf>) {
             "typed={typed:?} keys={} median_key_ms={median:.1} max_key_ms={max:.1}",
             per_key.len()
         );
-    }
-}
-
-fn fields(s: &grove::model::info::SessionInfo) -> SearchFields<'_> {
-    SearchFields {
-        id: &s.id,
-        name: s.name.as_deref(),
-        summary: s.summary.as_deref(),
-        text: &s.all_messages_text,
-        cwd: &s.cwd,
-        tools: &s.tool_text,
     }
 }

@@ -244,18 +244,9 @@ fn tool_calls_pi_does_not_search_are_found_after_pi_matches() {
 /// explains the match the same.
 #[test]
 fn the_browsers_compressed_text_scores_as_the_plain_one() {
-    use grove::model::search::{PreparedText, SearchFields};
+    use grove::model::search::PreparedText;
     let sessions = listing();
-    fn fields(s: &SessionInfo) -> SearchFields<'_> {
-        SearchFields {
-            id: &s.id,
-            name: s.name.as_deref(),
-            summary: s.summary.as_deref(),
-            text: &s.all_messages_text,
-            cwd: &s.cwd,
-            tools: &s.tool_text,
-        }
-    }
+    use grove::cli::list_query::search_fields as fields;
     let plain: Vec<PreparedText> = sessions
         .iter()
         .map(|s| PreparedText::new(&fields(s)))
