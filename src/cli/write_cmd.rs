@@ -14,9 +14,11 @@ use super::error::{CliError, msg};
 use super::json::to_json;
 use super::output::{load_for_write, path_json, print_note, report_done, shown_path};
 use super::resolve::{resolve_entry, resolve_entry_indexed, resolve_session};
+use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, normalize_name};
 use crate::storage::fork::fork_session;
 use crate::storage::index::Index;
+use crate::storage::index::no_op::{self, NoOpWrite};
 use crate::storage::index::write::{WritePath, append_indexed};
 use crate::storage::no_op_scan::{self, NoOpView, no_op_of_session};
 use crate::storage::roots::SessionRoot;
@@ -141,7 +143,8 @@ pub fn label(
         .filter(|t| !t.is_empty() && !clear);
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-    if label.is_none() && no_op_view(&path, &target)?.clearing_changes_nothing() {
+    if label.is_none() && changes_nothing(&mut index, &path, agent, &target, NoOpWrite::ClearLabel)?
+    {
         let why = format!("entry {} has no label", sanitize_line(&target));
         return report_unchanged(out, &path, &why, json);
     }
@@ -207,12 +210,31 @@ pub fn rename(
 }
 
 /// What tells a write that would change nothing, in the memory of a line whatever the file's
-/// size: a streaming pass (the index keeps only ids, not labels nor parents), or a whole load
-/// where the pass cannot tell (as the write itself does).
+/// size: a streaming pass, or a whole load where the pass cannot tell (as the write itself
+/// does). Asked when the index and the file's tail cannot tell.
 fn no_op_view(path: &Path, target: &str) -> Result<NoOpView, CliError> {
     Ok(match no_op_scan::no_op_view(path, target)? {
         Some(view) => view,
         None => no_op_of_session(&load_for_write(path)?, target),
+    })
+}
+
+/// Whether `write` to `target` would change nothing: from the index and a few reads of the
+/// file when they can tell, else [`no_op_view`].
+fn changes_nothing(
+    index: &mut Index,
+    path: &Path,
+    agent: Option<Dialect>,
+    target: &str,
+    write: NoOpWrite,
+) -> Result<bool, CliError> {
+    if let Some(answer) = no_op::changes_nothing(index, path, agent, target, write) {
+        return Ok(answer);
+    }
+    let view = no_op_view(path, target)?;
+    Ok(match write {
+        NoOpWrite::Checkout => view.checkout_changes_nothing(),
+        NoOpWrite::ClearLabel => view.clearing_changes_nothing(),
     })
 }
 
@@ -227,7 +249,7 @@ pub fn checkout(
     let (path, agent) = resolve_session(roots, &args.session, no_cache)?;
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &args.entry)?;
-    if no_op_view(&path, &target)?.checkout_changes_nothing() {
+    if changes_nothing(&mut index, &path, agent, &target, NoOpWrite::Checkout)? {
         let why = format!(
             "{} already resumes from there (entry {})",
             shown_path(&path),

@@ -38,6 +38,7 @@ pub mod fresh;
 mod ids;
 mod list;
 mod matched;
+pub(crate) mod no_op;
 mod nodes;
 pub mod offsets;
 

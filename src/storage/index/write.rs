@@ -60,7 +60,11 @@ pub fn resolve_id(ids: &EntryIds, arg: &str) -> Result<String, usize> {
 }
 
 /// The session's current ids from the index, reading what the file added since the last scan.
-fn indexed(index: &mut Index, path: &Path, agent: Option<Dialect>) -> Option<IndexedIds> {
+pub(super) fn indexed(
+    index: &mut Index,
+    path: &Path,
+    agent: Option<Dialect>,
+) -> Option<IndexedIds> {
     if let Some(ids) = index.current_ids(path) {
         return Some(ids);
     }
@@ -169,9 +173,17 @@ struct Tail {
     last: Option<Entry>,
 }
 
-/// Reads the header line and the last entry of the file; `None` when the file is not exactly
-/// what the index row says (size, identity, header id), or is unusual (see the module docs).
-fn read_tail(path: &Path, ids: &IndexedIds) -> io::Result<Option<Tail>> {
+/// The file opened and found to be exactly what the index row says.
+pub(super) struct CheckedFile {
+    pub file: File,
+    /// Where the line after the header starts.
+    pub header_end: u64,
+}
+
+/// Opens the file and checks it against the index row: its size and identity, version 3 or
+/// later, the header's id and version, the hashes of the bytes the row was read from. `None`
+/// when it is not exactly what the row says, or is unusual (see the module docs).
+pub(super) fn check_file(path: &Path, ids: &IndexedIds) -> io::Result<Option<CheckedFile>> {
     let (file, meta) = match crate::storage::read::open_regular(path) {
         Ok(x) => x,
         Err(_) => return Ok(None),
@@ -201,8 +213,19 @@ fn read_tail(path: &Path, ids: &IndexedIds) -> io::Result<Option<Tail>> {
     if super::fresh::hashes(path, ids.end).ok() != Some((ids.head_hash, ids.tail_hash)) {
         return Ok(None);
     }
-    let last = last_entry(&file, header_end, ids.key.size, |_| true)?;
-    Ok(Some(Tail { last }))
+    Ok(Some(CheckedFile { file, header_end }))
+}
+
+/// Reads the header line and the last entry of the file; `None` when the file is not exactly
+/// what the index row says (see [`check_file`]).
+fn read_tail(path: &Path, ids: &IndexedIds) -> io::Result<Option<Tail>> {
+    let Some(f) = check_file(path, ids)? else {
+        return Ok(None);
+    };
+    let last = last_entry(&f.file, f.header_end, ids.key.size, |_| true, |_| true)?;
+    Ok(Some(Tail {
+        last: last.map(|(_, e)| e),
+    }))
 }
 
 /// The first line (without its newline) and where the next starts; `None` when there is no
@@ -225,14 +248,15 @@ fn first_line(file: &File, size: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
 }
 
 /// Searching back from `end` (a line end) to `stop` (a line start): the last line for which
-/// `want` is true that the whole-file path keeps as an entry. An error for a line longer than
-/// [`MAX_LINE`].
-fn last_entry(
+/// `want` is true that the whole-file path keeps as an entry `accept`ed, with where it starts.
+/// An error for a line longer than [`MAX_LINE`].
+pub(super) fn last_entry(
     file: &File,
     stop: u64,
     end: u64,
     mut want: impl FnMut(&[u8]) -> bool,
-) -> io::Result<Option<Entry>> {
+    mut accept: impl FnMut(&Entry) -> bool,
+) -> io::Result<Option<(u64, Entry)>> {
     // `buf` holds the bytes [pos, pos + buf.len()): the lines not yet looked at, ending with
     // a newline (or empty).
     let mut pos = end;
@@ -244,8 +268,11 @@ fn last_entry(
                 None if pos == stop => 0,
                 None => break,
             };
-            if let Some(e) = consider(&buf[start..body_end], pos + start as u64, &mut want) {
-                return Ok(Some(e));
+            let at = pos + start as u64;
+            if let Some(e) = consider(&buf[start..body_end], at, &mut want)
+                && accept(&e)
+            {
+                return Ok(Some((at, e)));
             }
             buf.truncate(start);
         }
@@ -297,21 +324,37 @@ fn find_target(path: &Path, ids: &IndexedIds, target: &str) -> io::Result<Option
     let Some((_, header_end)) = first_line(&file, ids.key.size)? else {
         return Ok(None);
     };
-    // Where the index says the line is (checked to be the entry), else searched for.
-    let offsets = ids.offsets.as_deref();
-    let read = &mut |buf: &mut [u8], at: u64| read_exact_at(&file, buf, at);
-    if let Some(e) = offsets.and_then(|o| o.entry(read, target, header_end, ids.key.size)) {
-        return Ok(Some(e));
+    let f = CheckedFile { file, header_end };
+    Ok(locate(&f, ids, target)?.map(|(_, e)| e))
+}
+
+/// The last entry with this id and where its line starts: where the index's entry offsets say
+/// (checked to be the entry), else the last line with `"id":"ID"` searched back from the end
+/// (`None` when that line is not the entry itself: only a whole load can tell then).
+pub(super) fn locate(
+    f: &CheckedFile,
+    ids: &IndexedIds,
+    id: &str,
+) -> io::Result<Option<(u64, Entry)>> {
+    let end = ids.key.size;
+    if let Some(o) = ids.offsets.as_deref()
+        && let Some(at) = o.line_of(id)
+    {
+        let read = &mut |buf: &mut [u8], at: u64| read_exact_at(&f.file, buf, at);
+        if let Some(e) = o.entry(read, id, f.header_end, end) {
+            return Ok(Some((at, e)));
+        }
     }
-    let needle = format!(
-        "\"id\":{}",
-        serde_json::to_string(target).unwrap_or_default()
-    );
+    let needle = format!("\"id\":{}", serde_json::to_string(id).unwrap_or_default());
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let found = last_entry(&file, header_end, ids.key.size, |line| {
-        finder.find(line).is_some()
-    })?;
-    Ok(found.filter(|e| e.id == target))
+    let found = last_entry(
+        &f.file,
+        f.header_end,
+        end,
+        |line| finder.find(line).is_some(),
+        |_| true,
+    )?;
+    Ok(found.filter(|(_, e)| e.id == id))
 }
 
 /// The line to append, as the whole-file path builds it; `Ok(None)` to fall back to it.
@@ -438,9 +481,15 @@ mod tests {
             let want = whole.entries.last().map(|e| e.id.clone());
             let file = File::open(&p).unwrap();
             let (_, header_end) = first_line(&file, text.len() as u64).unwrap().unwrap();
-            let got = last_entry(&file, header_end, text.len() as u64, |_| true)
+            let got = last_entry(&file, header_end, text.len() as u64, |_| true, |_| true)
                 .unwrap()
-                .map(|e| e.id);
+                .map(|(at, e)| {
+                    assert!(
+                        text[at as usize..].starts_with('{'),
+                        "case {i}: a line start"
+                    );
+                    e.id
+                });
             assert_eq!(got, want, "case {i}");
         }
     }
