@@ -146,7 +146,7 @@ fn stale_offsets_fall_back_to_what_the_file_says() {
     let wrong = stale.entry(&mut reader(&bytes, &mut read), &id(0x20), 0, size);
     assert!(wrong.is_none(), "a line that is not the entry is refused");
     let right = offsets_of(&bytes).entry(&mut reader(&bytes, &mut read), &id(0x20), 0, size);
-    assert_eq!(right.map(|e| e.id), Some(id(0x20)));
+    assert_eq!(right.map(|(_, e)| e.id), Some(id(0x20)));
 }
 
 /// Lists `dir` (one large session) into the index in `cache`.
@@ -193,7 +193,7 @@ fn a_warm_index_finds_a_far_checkout_target_with_one_read() {
             bytes.len() as u64,
         )
         .unwrap();
-    assert_eq!(e.id, id(0x21));
+    assert_eq!(e.1.id, id(0x21));
     assert!(read <= 64 << 10, "read {read} bytes");
     // The checkout itself takes the index's path and chains as the whole-file path does.
     let (a, how) = append_indexed(
@@ -203,6 +203,7 @@ fn a_warm_index_finds_a_far_checkout_target_with_one_read() {
         NewEntry::Checkout {
             target_id: id(0x21),
         },
+        None,
     )
     .unwrap();
     assert_eq!(how, WritePath::Indexed);
@@ -220,6 +221,7 @@ fn a_warm_index_finds_a_far_checkout_target_with_one_read() {
         NewEntry::Checkout {
             target_id: id(0x22),
         },
+        None,
     )
     .unwrap();
     assert_eq!(how, WritePath::Indexed);

@@ -14,12 +14,11 @@ use super::error::{CliError, msg};
 use super::json::to_json;
 use super::output::{load_for_write, path_json, print_note, report_done, shown_path};
 use super::resolve::{resolve_entry, resolve_entry_indexed, resolve_session};
-use crate::model::context::Dialect;
 use crate::storage::append::{NewEntry, normalize_name};
 use crate::storage::fork::fork_session;
 use crate::storage::index::Index;
 use crate::storage::index::no_op::{self, NoOpWrite};
-use crate::storage::index::write::{WritePath, append_indexed};
+use crate::storage::index::write::{IndexedSession, WritePath, append_indexed, prepare};
 use crate::storage::no_op_scan::{self, NoOpView, no_op_of_session};
 use crate::storage::roots::SessionRoot;
 use crate::text::sanitize::sanitize_line;
@@ -143,7 +142,9 @@ pub fn label(
         .filter(|t| !t.is_empty() && !clear);
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &entry)?;
-    if label.is_none() && changes_nothing(&mut index, &path, agent, &target, NoOpWrite::ClearLabel)?
+    // The session as the index has it, read once for the question and the write.
+    let indexed = prepare(&mut index, &path, agent, label.is_none());
+    if label.is_none() && changes_nothing(indexed.as_ref(), &path, &target, NoOpWrite::ClearLabel)?
     {
         let why = format!("entry {} has no label", sanitize_line(&target));
         return report_unchanged(out, &path, &why, json);
@@ -156,6 +157,7 @@ pub fn label(
             target_id: target.clone(),
             label: label.clone(),
         },
+        indexed,
     )?;
     report_write_path(how);
     print_note(a.note.as_deref());
@@ -195,6 +197,7 @@ pub fn rename(
         &path,
         agent,
         NewEntry::Rename { name: args.name },
+        None,
     )?;
     report_write_path(how);
     print_note(a.note.as_deref());
@@ -222,13 +225,12 @@ fn no_op_view(path: &Path, target: &str) -> Result<NoOpView, CliError> {
 /// Whether `write` to `target` would change nothing: from the index and a few reads of the
 /// file when they can tell, else [`no_op_view`].
 fn changes_nothing(
-    index: &mut Index,
+    indexed: Option<&IndexedSession>,
     path: &Path,
-    agent: Option<Dialect>,
     target: &str,
     write: NoOpWrite,
 ) -> Result<bool, CliError> {
-    if let Some(answer) = no_op::changes_nothing(index, path, agent, target, write) {
+    if let Some(answer) = indexed.and_then(|s| no_op::changes_nothing(s, target, write)) {
         return Ok(answer);
     }
     let view = no_op_view(path, target)?;
@@ -249,7 +251,8 @@ pub fn checkout(
     let (path, agent) = resolve_session(roots, &args.session, no_cache)?;
     let mut index = Index::open(no_cache);
     let target = resolve_entry_indexed(&mut index, &path, agent, &args.entry)?;
-    if changes_nothing(&mut index, &path, agent, &target, NoOpWrite::Checkout)? {
+    let indexed = prepare(&mut index, &path, agent, true);
+    if changes_nothing(indexed.as_ref(), &path, &target, NoOpWrite::Checkout)? {
         let why = format!(
             "{} already resumes from there (entry {})",
             shown_path(&path),
@@ -264,6 +267,7 @@ pub fn checkout(
         NewEntry::Checkout {
             target_id: target.clone(),
         },
+        indexed,
     )?;
     report_write_path(how);
     print_note(a.note.as_deref());

@@ -3,7 +3,7 @@
 //! whose answers these are, and which stays the fallback).
 //!
 //! With a current index row (checked against the file as a write checks it, see
-//! [`super::write::check_file`]):
+//! [`super::write::prepare`]):
 //! - where the session resumes: the last entry, read back from the end, and up past the
 //!   annotations it ends with (labels, names, grove's check-outs), each parent found at its
 //!   last occurrence ([`super::write::locate`]: the entry offsets, else a search back from
@@ -18,12 +18,8 @@
 //! it may resolve as a cycle; a line that names the id but is not its entry; a long run of
 //! annotations) declines with `None`, and the caller takes the streaming pass.
 
-use std::path::Path;
-
-use super::Index;
 use super::ids::IndexedIds;
-use super::write::{CheckedFile, check_file, indexed, last_entry, locate};
-use crate::model::context::Dialect;
+use super::write::{CheckedFile, IndexedSession, last_entry, locate};
 use crate::model::entry::{Entry, EntryKind};
 use crate::storage::append_scan::CHECKOUT_TYPE;
 
@@ -32,23 +28,6 @@ const MAX_STEPS: usize = 64;
 
 /// An entry found in the file, and where its line starts.
 type Located = (u64, Entry);
-
-/// The index row and the file, checked to agree; `None` when they do not, or for an empty
-/// target (the id of entries without one, which the index does not keep).
-fn open(
-    index: &mut Index,
-    path: &Path,
-    agent: Option<Dialect>,
-    target: &str,
-) -> Option<(IndexedIds, CheckedFile)> {
-    if target.is_empty() {
-        return None;
-    }
-    let mut ids = indexed(index, path, agent)?;
-    ids.offsets = index.entry_offsets(path).map(std::sync::Arc::new);
-    let file = check_file(path, &ids).ok()??;
-    Some((ids, file))
-}
 
 /// The write whose effect is asked about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,19 +38,21 @@ pub(crate) enum NoOpWrite {
     ClearLabel,
 }
 
-/// Whether `write` to `target` would change nothing; `None` when only the streaming pass or
-/// a whole load can tell.
+/// Whether `write` to `target` would change nothing, in the session as [`super::write::prepare`]d (with its
+/// entry offsets); `None` when only the streaming pass or a whole load can tell, or for an
+/// empty target (the id of entries without one, which the index does not keep).
 pub(crate) fn changes_nothing(
-    index: &mut Index,
-    path: &Path,
-    agent: Option<Dialect>,
+    session: &IndexedSession,
     target: &str,
     write: NoOpWrite,
 ) -> Option<bool> {
-    let (ids, f) = open(index, path, agent, target)?;
+    if target.is_empty() {
+        return None;
+    }
+    let (ids, f) = (&session.ids, &session.file);
     match write {
-        NoOpWrite::Checkout => checkout_changes_nothing(&ids, &f, target),
-        NoOpWrite::ClearLabel => clearing_changes_nothing(&ids, &f, target),
+        NoOpWrite::Checkout => checkout_changes_nothing(ids, f, target),
+        NoOpWrite::ClearLabel => clearing_changes_nothing(ids, f, target),
     }
 }
 
@@ -170,6 +151,8 @@ fn checkout_destination(ids: &IndexedIds, f: &CheckedFile, target: &str) -> Opti
 
 #[cfg(test)]
 mod tests {
+    use super::super::Index;
+    use super::super::write::prepare;
     use super::*;
     use crate::model::parse::ParsedSession;
     use crate::model::tree::Session;
@@ -222,6 +205,7 @@ mod tests {
                 targets.truncate(4);
             }
             targets.extend(["nope".into(), "e0".into()]);
+            let indexed = prepare(&mut index, &path, None, true);
             for target in targets {
                 let whole = no_op_of_session(&session, &target);
                 let case = || {
@@ -230,7 +214,11 @@ mod tests {
                         &text[text.len().saturating_sub(3000)..]
                     )
                 };
-                let mut ask = |w| changes_nothing(&mut index, &path, None, &target, w);
+                let ask = |w| {
+                    indexed
+                        .as_ref()
+                        .and_then(|s| changes_nothing(s, &target, w))
+                };
                 let checkout = ask(NoOpWrite::Checkout);
                 let clearing = ask(NoOpWrite::ClearLabel);
                 if !current {

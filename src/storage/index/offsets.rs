@@ -82,14 +82,14 @@ impl EntryOffsets {
     /// The entry `id` read where the offsets say its line is, between `start` (the end of
     /// the header line) and `end` (the file's size, a line end), with `read_at` (a positioned
     /// read); `None` when it is not recorded, or the line there is not that entry (the
-    /// caller then searches).
+    /// caller then searches). With the entry, where its line starts.
     pub fn entry(
         &self,
         read_at: &mut dyn FnMut(&mut [u8], u64) -> io::Result<()>,
         id: &str,
         start: u64,
         end: u64,
-    ) -> Option<Entry> {
+    ) -> Option<(u64, Entry)> {
         let at = self.line_of(id).filter(|&at| at >= start && at < end)?;
         let mut line = Vec::new();
         loop {
@@ -115,7 +115,7 @@ impl EntryOffsets {
             LineValue::Object(map, _) => {
                 let e = entry_from(map, 0);
                 (e.id == id && !(e.kind == EntryKind::Other && e.type_name() == "session"))
-                    .then_some(e)
+                    .then_some((at, e))
             }
             _ => None,
         }

@@ -82,13 +82,41 @@ pub fn entry_ids(
     indexed(index, path, agent).map(|i| i.ids)
 }
 
+/// A session's current index row and the file, checked to agree ([`check_file`]): what a
+/// write, and the question whether it would change anything, start from. Made once and
+/// handed from the question to the write, so the ids, offsets and file are read once.
+pub struct IndexedSession {
+    pub(super) ids: IndexedIds,
+    pub(super) file: CheckedFile,
+}
+
+/// The session at `path` as its index row and the file say, with the entry offsets when
+/// `with_offsets` (a check-out and the "changes nothing?" check use them); `None` without a
+/// current row, or when the file is not exactly what the row says.
+pub fn prepare(
+    index: &mut Index,
+    path: &Path,
+    agent: Option<Dialect>,
+    with_offsets: bool,
+) -> Option<IndexedSession> {
+    let mut ids = indexed(index, path, agent)?;
+    if with_offsets {
+        ids.offsets = index.entry_offsets(path).map(std::sync::Arc::new);
+    }
+    let file = check_file(path, &ids).ok()??;
+    Some(IndexedSession { ids, file })
+}
+
 /// Appends `entry` to the session at `path` using the index when it can (see the module docs),
-/// else the whole-file path; says which.
+/// else the whole-file path; says which. `prepared` is the session as [`prepare`] found it
+/// (the first attempt starts from it; the writer's own check that the file's size is
+/// unchanged, under the lock, covers the time between).
 pub fn append_indexed(
     index: &mut Index,
     path: &Path,
     agent: Option<Dialect>,
     entry: NewEntry,
+    mut prepared: Option<IndexedSession>,
 ) -> Result<(Appended, WritePath), WriteError> {
     use crate::storage::append::{OsSink, restore_agent_leaf, write_line};
     use crate::storage::safe_fs::{PinnedDir, lock_exclusive};
@@ -101,18 +129,20 @@ pub fn append_indexed(
     let dir = PinnedDir::open(path, None)?;
     let mut file = dir.open_append()?;
     lock_exclusive(&file).map_err(io_err)?;
+    let checkout = matches!(entry, NewEntry::Checkout { .. });
     for _ in 0..ATTEMPTS {
-        let Some(mut ids) = indexed(index, path, agent) else {
+        let Some(session) = prepared
+            .take()
+            .or_else(|| prepare(index, path, agent, checkout))
+        else {
             break;
         };
-        if matches!(entry, NewEntry::Checkout { .. }) {
-            ids.offsets = index.entry_offsets(path).map(std::sync::Arc::new);
-        }
-        let Some(tail) = read_tail(path, &ids).ok().flatten() else {
+        let Some(tail) = read_tail(&session).ok() else {
             break;
         };
+        let ids = &session.ids;
         let now = now_ms();
-        let (map, appended) = match line_for(path, &ids, &tail, entry.clone(), now) {
+        let (map, appended) = match line_for(path, &session, &tail, entry.clone(), now) {
             Ok(Some(x)) => x,
             Ok(None) => break,
             Err(e) => return Err(e),
@@ -216,16 +246,13 @@ pub(super) fn check_file(path: &Path, ids: &IndexedIds) -> io::Result<Option<Che
     Ok(Some(CheckedFile { file, header_end }))
 }
 
-/// Reads the header line and the last entry of the file; `None` when the file is not exactly
-/// what the index row says (see [`check_file`]).
-fn read_tail(path: &Path, ids: &IndexedIds) -> io::Result<Option<Tail>> {
-    let Some(f) = check_file(path, ids)? else {
-        return Ok(None);
-    };
-    let last = last_entry(&f.file, f.header_end, ids.key.size, |_| true, |_| true)?;
-    Ok(Some(Tail {
+/// Reads the last entry of the checked file.
+fn read_tail(s: &IndexedSession) -> io::Result<Tail> {
+    let f = &s.file;
+    let last = last_entry(&f.file, f.header_end, s.ids.key.size, |_| true, |_| true)?;
+    Ok(Tail {
         last: last.map(|(_, e)| e),
-    }))
+    })
 }
 
 /// The first line (without its newline) and where the next starts; `None` when there is no
@@ -311,23 +338,6 @@ fn consider(line: &[u8], offset: u64, want: &mut impl FnMut(&[u8]) -> bool) -> O
     }
 }
 
-/// The target's line: searched back from the end for `"id":"TARGET"`, checked as the entry's
-/// own id.
-fn find_target(path: &Path, ids: &IndexedIds, target: &str) -> io::Result<Option<Entry>> {
-    let (file, meta) = match crate::storage::read::open_regular(path) {
-        Ok(x) => x,
-        Err(_) => return Ok(None),
-    };
-    if FileKey::of(&meta) != ids.key {
-        return Ok(None);
-    }
-    let Some((_, header_end)) = first_line(&file, ids.key.size)? else {
-        return Ok(None);
-    };
-    let f = CheckedFile { file, header_end };
-    Ok(locate(&f, ids, target)?.map(|(_, e)| e))
-}
-
 /// The last entry with this id and where its line starts: where the index's entry offsets say
 /// (checked to be the entry), else the last line with `"id":"ID"` searched back from the end
 /// (`None` when that line is not the entry itself: only a whole load can tell then).
@@ -337,12 +347,10 @@ pub(super) fn locate(
     id: &str,
 ) -> io::Result<Option<(u64, Entry)>> {
     let end = ids.key.size;
-    if let Some(o) = ids.offsets.as_deref()
-        && let Some(at) = o.line_of(id)
-    {
+    if let Some(o) = ids.offsets.as_deref() {
         let read = &mut |buf: &mut [u8], at: u64| read_exact_at(&f.file, buf, at);
-        if let Some(e) = o.entry(read, id, f.header_end, end) {
-            return Ok(Some((at, e)));
+        if let Some(found) = o.entry(read, id, f.header_end, end) {
+            return Ok(Some(found));
         }
     }
     let needle = format!("\"id\":{}", serde_json::to_string(id).unwrap_or_default());
@@ -360,11 +368,12 @@ pub(super) fn locate(
 /// The line to append, as the whole-file path builds it; `Ok(None)` to fall back to it.
 fn line_for(
     path: &Path,
-    ids: &IndexedIds,
+    session: &IndexedSession,
     tail: &Tail,
     entry: NewEntry,
     now: i64,
 ) -> Result<Option<(JsonMap, Appended)>, WriteError> {
+    let ids = &session.ids;
     // A fresh id not among the file's (drawn until it is new; no set of borrowed ids built).
     let id = loop {
         let id = fresh_id(&HashSet::new());
@@ -399,7 +408,7 @@ fn line_for(
             if !ids.ids.contains(target_id) {
                 return Err(unknown(target_id));
             }
-            let Some(e) = find_target(path, ids, target_id).ok().flatten() else {
+            let Some((_, e)) = locate(&session.file, ids, target_id).ok().flatten() else {
                 return Ok(None);
             };
             // As pi's /tree: choosing a user message (or custom message) puts its text back in
