@@ -383,8 +383,25 @@ fn two_processes_listing_at_once_both_succeed_and_the_cache_is_then_warm() {
         let (out, err) = run(home, &["list", "--all", "--json"]);
         assert_eq!(out, expected);
         assert!(err.contains("cached: 150"), "{err}");
+        // The first round's two new databases, written aside: one was put in place, neither
+        // aside file is left.
+        assert_eq!(
+            cache_files(home),
+            ["index.sqlite3", "index.sqlite3-shm", "index.sqlite3-wal"]
+        );
         let _ = &cold;
     }
+}
+
+/// The files in grove's cache folder, sorted.
+fn cache_files(home: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(home.join("cache/grove"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
 }
 
 #[test]
@@ -403,6 +420,13 @@ fn a_listing_killed_while_it_fills_the_cache_leaves_a_correct_one() {
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
+        // A new database is written aside: none is in place before it is complete.
+        let left = cache_files(home);
+        assert!(
+            left.iter().all(|f| f.starts_with("index.sqlite3.aside-"))
+                || left.contains(&"index.sqlite3".to_owned()),
+            "{left:?}"
+        );
         let (out, _) = run(home, &["list", "--all", "--json"]);
         assert_eq!(out, expected, "after a kill at {delay_ms} ms");
         let (out, err) = run(home, &["list", "--all", "--json"]);

@@ -138,7 +138,7 @@ pub fn run_browser(global: &BrowserArgs) -> Result<ExitCode> {
     let source: Arc<dyn SessionSource> = Arc::new(IndexSource {
         roots,
         current_dir: current_dir.clone(),
-        index: std::sync::Mutex::new(Index::open(global.no_cache || global.demo)),
+        index: std::sync::Mutex::new(Index::open_in_place(global.no_cache || global.demo)),
     });
 
     let (tx, rx) = mpsc::channel::<Msg>();

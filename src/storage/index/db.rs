@@ -29,11 +29,15 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const OLD_FILES: &[&str] = &["index.bin", "index.jsonl"];
 const OLD_PREFIXES: &[&str] = &["index-", "blobs-"];
 
+pub(crate) mod aside;
 pub(crate) mod open;
 
 pub struct Db {
     conn: Connection,
+    /// The database's place (where an aside database goes once complete).
     pub path: PathBuf,
+    /// Where a new database is written aside, until [`Db::publish`] puts it in place.
+    aside: Option<aside::AsideFile>,
 }
 
 /// Pages of SQLite's cache while all rows are read in one pass ([`Db::for_each_row`]).

@@ -364,6 +364,10 @@ impl Index {
                 self.stats.persist_error = Some(e.to_string());
             }
         }
+        // A new database written aside goes in place once complete (else it is dropped).
+        if db.is_aside() && self.stats.persisted {
+            self.db = self.db.take().and_then(Db::publish);
+        }
     }
 
     /// Runs one write of the listing's transaction; the first error ends the writes (the

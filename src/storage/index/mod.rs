@@ -127,10 +127,31 @@ impl std::fmt::Debug for Index {
 impl Index {
     /// The index in the platform cache dir, or a disabled one when `no_cache` (or when there is
     /// no cache dir).
+    /// A one-shot listing's index (the CLI's): with no database yet, a new one is written
+    /// aside and put in place whole by the listing's last commit ([`db::aside`]).
     pub fn open(no_cache: bool) -> Index {
+        match (no_cache, super::cache::cache_dir()) {
+            (false, Some(dir)) => Index::open_new_aside_at(&dir),
+            _ => Index::disabled(),
+        }
+    }
+
+    /// The browser's index: always in place, so that the rows it commits as it lists are kept
+    /// if it is killed.
+    pub fn open_in_place(no_cache: bool) -> Index {
         match (no_cache, super::cache::cache_dir()) {
             (false, Some(dir)) => Index::open_at(&dir),
             _ => Index::disabled(),
+        }
+    }
+
+    /// The index stored in `dir`, a new database written aside when there is none yet (see
+    /// [`Index::open`]).
+    pub fn open_new_aside_at(dir: &Path) -> Index {
+        Index {
+            db: Db::open_aside(dir).or_else(|| Db::open(dir)),
+            stats: ListStats::default(),
+            ids_cache: Default::default(),
         }
     }
 

@@ -32,6 +32,11 @@ impl Db {
     }
 
     fn try_open(path: &Path) -> Result<Db, OpenError> {
+        Db::try_open_as(path, Journal::Wal)
+    }
+
+    /// Opens (creating) the database at `path` with `journal`.
+    pub(super) fn try_open_as(path: &Path, journal: Journal) -> Result<Db, OpenError> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
@@ -46,18 +51,31 @@ impl Db {
         if !page_size_is_ours(&conn)? {
             return Err(OpenError::Rebuild);
         }
-        // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
-        // transaction, never corrupt the file (a lost transaction is a rescan).
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        match journal {
+            Journal::Wal => {
+                // WAL: readers do not block the writer; NORMAL sync: a crash may lose the last
+                // transaction, never corrupt the file (a lost transaction is a rescan).
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                conn.pragma_update(None, "synchronous", "NORMAL")?;
+                // Closing does not checkpoint: a small listing's pages stay in the WAL, and
+                // several listings' pages are copied into the database once ([`Db::commit`]
+                // does it when the WAL has grown past WAL_CHECKPOINT_BYTES), instead of every
+                // page twice per process.
+                conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+                // Nor does a commit on its own: a listing commits as it goes
+                // ([`Db::commit_part`]), and each checkpoint syncs the file; the listing's
+                // last commit checkpoints.
+                conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+            }
+            Journal::Aside => {
+                // A file no other process opens, put in place only once complete
+                // ([`super::aside`]): each page written once, no sync until then. The journal
+                // is kept in memory so that a rollback still works.
+                conn.pragma_update(None, "journal_mode", "MEMORY")?;
+                conn.pragma_update(None, "synchronous", "OFF")?;
+            }
+        }
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        // Closing does not checkpoint: a small listing's pages stay in the WAL, and several
-        // listings' pages are copied into the database once ([`Db::commit`] does it when the
-        // WAL has grown past WAL_CHECKPOINT_BYTES), instead of every page twice per process.
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-        // Nor does a commit on its own: a listing commits as it goes ([`Db::commit_part`]),
-        // and each checkpoint syncs the file; the listing's last commit checkpoints.
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if !(0..=SCHEMA_VERSION).contains(&version) {
             return Err(OpenError::Rebuild);
@@ -94,12 +112,22 @@ impl Db {
         Ok(Db {
             conn,
             path: path.to_path_buf(),
+            aside: None,
         })
     }
 }
 
+/// How an opened database journals its writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Journal {
+    /// The database in place, shared with other grove processes.
+    Wal,
+    /// A new database written aside by one process (see [`super::aside`]).
+    Aside,
+}
+
 /// Why a database could not be opened.
-enum OpenError {
+pub(super) enum OpenError {
     /// A schema this grove cannot use (newer, foreign, or tables that do not fit): rebuild.
     Rebuild,
     Sql(rusqlite::Error),
@@ -122,7 +150,7 @@ pub fn remove_db_files(path: &Path) {
 }
 
 /// The files of the hand-written index of earlier versions.
-fn remove_old_index_files(dir: &Path) {
+pub(super) fn remove_old_index_files(dir: &Path) {
     for f in OLD_FILES {
         let _ = std::fs::remove_file(dir.join(f));
     }
