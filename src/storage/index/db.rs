@@ -37,7 +37,21 @@ pub struct Db {
     /// The database's place (where an aside database goes once complete).
     pub path: PathBuf,
     /// Where a new database is written aside, until [`Db::publish`] puts it in place.
-    aside: Option<aside::AsideFile>,
+    aside: Option<AsideFile>,
+}
+
+/// The file a new database is written to ([`aside`]), removed when dropped (once linked in
+/// place, the database stays under its place's name).
+pub(crate) struct AsideFile {
+    file: PathBuf,
+    /// The database's place.
+    place: PathBuf,
+}
+
+impl Drop for AsideFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.file);
+    }
 }
 
 /// Pages of SQLite's cache while all rows are read in one pass ([`Db::for_each_row`]).

@@ -19,8 +19,7 @@ use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::open::{Journal, remove_old_index_files};
-use super::{DB_FILE, Db};
+use super::{AsideFile, DB_FILE, Db};
 
 /// An aside file not modified for this long belongs to a process that is gone.
 pub(crate) const STALE: Duration = Duration::from_secs(15 * 60);
@@ -30,30 +29,14 @@ fn aside_prefix() -> String {
     format!("{DB_FILE}.aside-")
 }
 
-/// The file a new database is written to, removed when dropped (once linked in place, the
-/// database stays under its place's name).
-pub(crate) struct AsideFile {
-    file: PathBuf,
-    /// The database's place.
-    place: PathBuf,
-}
-
-impl Drop for AsideFile {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.file);
+/// Syncs the aside file and links it in place unless a database (or its WAL) is there;
+/// whether it was put there.
+fn put_in_place(aside: &AsideFile) -> bool {
+    let synced = File::open(&aside.file).and_then(|f| f.sync_all());
+    if synced.is_err() || wal_of(&aside.place).exists() {
+        return false;
     }
-}
-
-impl AsideFile {
-    /// Syncs the file and links it in place unless a database (or its WAL) is there; whether
-    /// it was put there.
-    fn put_in_place(&self) -> bool {
-        let synced = File::open(&self.file).and_then(|f| f.sync_all());
-        if synced.is_err() || wal_of(&self.place).exists() {
-            return false;
-        }
-        fs::hard_link(&self.file, &self.place).is_ok()
-    }
+    fs::hard_link(&aside.file, &aside.place).is_ok()
 }
 
 fn wal_of(path: &Path) -> PathBuf {
@@ -87,7 +70,7 @@ impl Db {
             .open(&file)
             .ok()?;
         let aside = AsideFile { file, place };
-        let mut db = Db::try_open_as(&aside.file, Journal::Aside).ok()?;
+        let mut db = Db::open_aside_file(&aside.file)?;
         db.aside = Some(aside);
         Some(db)
     }
@@ -107,8 +90,8 @@ impl Db {
         let dir = aside.place.parent()?.to_path_buf();
         // Closed before it is synced and linked.
         drop(self);
-        if aside.put_in_place() {
-            remove_old_index_files(&dir);
+        if put_in_place(&aside) {
+            Db::remove_old_files(&dir);
         }
         drop(aside);
         Db::open(&dir)

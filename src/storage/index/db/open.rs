@@ -35,8 +35,18 @@ impl Db {
         Db::try_open_as(path, Journal::Wal)
     }
 
+    /// Opens (creating) a database written aside at `path` (see [`super::aside`]).
+    pub(super) fn open_aside_file(path: &Path) -> Option<Db> {
+        Db::try_open_as(path, Journal::Aside).ok()
+    }
+
+    /// Removes the files of the hand-written index of earlier versions in `dir`.
+    pub(super) fn remove_old_files(dir: &Path) {
+        remove_old_index_files(dir);
+    }
+
     /// Opens (creating) the database at `path` with `journal`.
-    pub(super) fn try_open_as(path: &Path, journal: Journal) -> Result<Db, OpenError> {
+    fn try_open_as(path: &Path, journal: Journal) -> Result<Db, OpenError> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
@@ -119,7 +129,7 @@ impl Db {
 
 /// How an opened database journals its writes.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Journal {
+enum Journal {
     /// The database in place, shared with other grove processes.
     Wal,
     /// A new database written aside by one process (see [`super::aside`]).
@@ -127,7 +137,7 @@ pub(super) enum Journal {
 }
 
 /// Why a database could not be opened.
-pub(super) enum OpenError {
+enum OpenError {
     /// A schema this grove cannot use (newer, foreign, or tables that do not fit): rebuild.
     Rebuild,
     Sql(rusqlite::Error),
@@ -150,7 +160,7 @@ pub fn remove_db_files(path: &Path) {
 }
 
 /// The files of the hand-written index of earlier versions.
-pub(super) fn remove_old_index_files(dir: &Path) {
+fn remove_old_index_files(dir: &Path) {
     for f in OLD_FILES {
         let _ = std::fs::remove_file(dir.join(f));
     }
