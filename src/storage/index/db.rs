@@ -34,7 +34,7 @@ pub(crate) mod open;
 
 pub struct Db {
     conn: Connection,
-    /// The database's place (where an aside database goes once complete).
+    /// The database's file (for one written aside, the aside file; `aside` knows its place).
     pub path: PathBuf,
     /// Where a new database is written aside, until [`Db::publish`] puts it in place.
     aside: Option<AsideFile>,
@@ -52,6 +52,13 @@ impl Drop for AsideFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.file);
     }
+}
+
+/// The path of the database's `-wal` or `-shm` file.
+pub(crate) fn with_suffix(db: &Path, suffix: &str) -> PathBuf {
+    let mut p = db.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
 }
 
 /// Pages of SQLite's cache while all rows are read in one pass ([`Db::for_each_row`]).
@@ -223,8 +230,7 @@ impl Db {
     /// that cannot finish at once is left for a later commit: the WAL is still the database's).
     pub fn commit(&self) -> rusqlite::Result<()> {
         self.commit_part()?;
-        let mut wal = self.path.as_os_str().to_owned();
-        wal.push("-wal");
+        let wal = with_suffix(&self.path, "-wal");
         if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
             // Without waiting: while another process reads, the checkpoint copies what it can
             // and the truncation is left to a later commit (a TRUNCATE checkpoint would wait

@@ -125,22 +125,22 @@ impl std::fmt::Debug for Index {
 }
 
 impl Index {
-    /// The index in the platform cache dir, or a disabled one when `no_cache` (or when there is
-    /// no cache dir).
-    /// A one-shot listing's index (the CLI's): with no database yet, a new one is written
-    /// aside and put in place whole by the listing's last commit ([`db::aside`]).
+    /// A one-shot listing's index (the CLI's) in the platform cache dir, or a disabled one
+    /// when `no_cache` (or when there is no cache dir): with no database yet, a new one is
+    /// written aside and put in place whole by the listing's last commit ([`db::aside`]).
     pub fn open(no_cache: bool) -> Index {
-        match (no_cache, super::cache::cache_dir()) {
-            (false, Some(dir)) => Index::open_new_aside_at(&dir),
-            _ => Index::disabled(),
-        }
+        Index::open_with(no_cache, Index::open_new_aside_at)
     }
 
     /// The browser's index: always in place, so that the rows it commits as it lists are kept
     /// if it is killed.
     pub fn open_in_place(no_cache: bool) -> Index {
+        Index::open_with(no_cache, Index::open_at)
+    }
+
+    fn open_with(no_cache: bool, open: fn(&Path) -> Index) -> Index {
         match (no_cache, super::cache::cache_dir()) {
-            (false, Some(dir)) => Index::open_at(&dir),
+            (false, Some(dir)) => open(&dir),
             _ => Index::disabled(),
         }
     }

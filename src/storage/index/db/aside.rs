@@ -16,13 +16,13 @@
 //! killed while listing keeps them.
 
 use std::fs::{self, File, OpenOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use super::{AsideFile, DB_FILE, Db};
+use super::{AsideFile, DB_FILE, Db, with_suffix};
 
 /// An aside file not modified for this long belongs to a process that is gone.
-pub(crate) const STALE: Duration = Duration::from_secs(15 * 60);
+const STALE: Duration = Duration::from_secs(15 * 60);
 
 /// The aside file's name starts with this.
 fn aside_prefix() -> String {
@@ -33,16 +33,10 @@ fn aside_prefix() -> String {
 /// whether it was put there.
 fn put_in_place(aside: &AsideFile) -> bool {
     let synced = File::open(&aside.file).and_then(|f| f.sync_all());
-    if synced.is_err() || wal_of(&aside.place).exists() {
+    if synced.is_err() || with_suffix(&aside.place, "-wal").exists() {
         return false;
     }
     fs::hard_link(&aside.file, &aside.place).is_ok()
-}
-
-fn wal_of(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push("-wal");
-    PathBuf::from(p)
 }
 
 impl Db {
@@ -50,7 +44,7 @@ impl Db {
     /// otherwise, or when the aside file cannot be made: the caller opens in place).
     pub fn open_aside(dir: &Path) -> Option<Db> {
         let place = dir.join(DB_FILE);
-        if place.exists() || wal_of(&place).exists() {
+        if place.exists() || with_suffix(&place, "-wal").exists() {
             return None;
         }
         let _ = fs::create_dir_all(dir);

@@ -1,7 +1,7 @@
 //! Opening the index database: created with its schema, migrated, or rebuilt when it is
 //! damaged, foreign or of another page size.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
@@ -153,9 +153,7 @@ impl From<rusqlite::Error> for OpenError {
 pub fn remove_db_files(path: &Path) {
     let _ = std::fs::remove_file(path);
     for suffix in ["-wal", "-shm"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(p));
+        let _ = std::fs::remove_file(with_suffix(path, suffix));
     }
 }
 
