@@ -208,6 +208,16 @@ impl InfoBuilder {
         self.nodes = nodes;
     }
 
+    /// The ids whose label is set: the last label entry naming each, in file order, set one
+    /// (a whole load's rule).
+    pub fn labelled(&self) -> std::collections::HashSet<String> {
+        self.labels
+            .iter()
+            .filter(|(_, set)| **set)
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
     /// Takes the tool-call text out (an index stores it apart from the rest of the state).
     pub fn take_tools(&mut self) -> String {
         std::mem::take(&mut self.tools)

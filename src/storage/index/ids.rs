@@ -8,6 +8,7 @@
 //! them. For the 270k ids of a 1 GB session (~4 MB of chunks) that replaced ~270k string
 //! allocations and a hash set per write with a few millisecond-long scans.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::de::IgnoredAny;
@@ -26,6 +27,9 @@ pub(crate) struct IndexedIds {
     pub head_hash: u64,
     pub tail_hash: u64,
     pub ids: Arc<EntryIds>,
+    /// The ids whose label is set, from the stored scan state (which covers the whole file:
+    /// a write's check wants no bytes after its end).
+    pub labelled: Arc<HashSet<String>>,
     /// The file's entry offsets, when a write asked for them (a checkout's target line).
     pub offsets: Option<Arc<super::offsets::EntryOffsets>>,
 }

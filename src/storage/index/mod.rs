@@ -214,8 +214,9 @@ impl Index {
         {
             return Some(ids.clone());
         }
-        let (_, chunks) = db.state(row.id, state_bound(key.size)).ok()??;
+        let (rest, chunks) = db.state(row.id, state_bound(key.size)).ok()??;
         let ids = ids::EntryIds::from_chunks(chunks)?;
+        let labelled = nodes::rest_state(&rest, false)?.builder_mut().labelled();
         let found = IndexedIds {
             row_id: row.id,
             key,
@@ -225,6 +226,7 @@ impl Index {
             head_hash: row.head_hash,
             tail_hash: row.tail_hash,
             ids: std::sync::Arc::new(ids),
+            labelled: std::sync::Arc::new(labelled),
             offsets: None,
         };
         *self.ids_cache.borrow_mut() = Some(found.clone());

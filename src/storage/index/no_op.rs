@@ -10,9 +10,8 @@
 //!   the end, which costs the bytes after it);
 //! - where a check-out of the target makes it resume: the target's line, and for a user
 //!   message its parent's;
-//! - whether the target has a label: the last label entry naming it, searched back from the
-//!   end for `"targetId":"…"` (the one answer that may read the whole file, at the speed of a
-//!   byte search rather than of a parse).
+//! - whether the target has a label: from the labels the row's stored scan state keeps (the
+//!   last label entry naming each id), without reading the file.
 //!
 //! Anything a whole load might answer otherwise (a parent after its child in the file, which
 //! it may resolve as a cycle; a line that names the id but is not its entry; a long run of
@@ -52,7 +51,7 @@ pub(crate) fn changes_nothing(
     let (ids, f) = (&session.ids, &session.file);
     match write {
         NoOpWrite::Checkout => checkout_changes_nothing(ids, f, target),
-        NoOpWrite::ClearLabel => clearing_changes_nothing(ids, f, target),
+        NoOpWrite::ClearLabel => Some(clearing_changes_nothing(ids, target)),
     }
 }
 
@@ -67,25 +66,10 @@ fn checkout_changes_nothing(ids: &IndexedIds, f: &CheckedFile, target: &str) -> 
     Some(destination == resumes_from)
 }
 
-/// Whether the target has no label to clear.
-fn clearing_changes_nothing(ids: &IndexedIds, f: &CheckedFile, target: &str) -> Option<bool> {
-    let needle = format!(
-        "\"targetId\":{}",
-        serde_json::to_string(target).unwrap_or_default()
-    );
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    // The last label entry naming the target decides, as in a whole load (labels apply in
-    // file order, whether or not the target exists).
-    let last = last_entry(
-        &f.file,
-        f.header_end,
-        ids.key.size,
-        |line| finder.find(line).is_some(),
-        |e| e.label_change().is_some_and(|(t, _)| t == target),
-    )
-    .ok()?;
-    // No label entry, or the last one clears it.
-    Some(last.is_none_or(|(_, e)| e.label_change().is_none_or(|(_, l)| l.is_none())))
+/// Whether the target has no label to clear: from the labels the stored scan state keeps (the
+/// last label entry naming each id decides, in file order, whether or not the id exists).
+fn clearing_changes_nothing(ids: &IndexedIds, target: &str) -> bool {
+    !ids.labelled.contains(target)
 }
 
 /// An entry that only annotates: it adds nothing to the context.
@@ -249,5 +233,37 @@ mod tests {
         }
         assert!(answered * 3 > asked * 2, "answered {answered} of {asked}");
         assert!(no_ops > 30, "only {no_ops} no-op check-outs answered");
+    }
+
+    /// Whether a label is set comes from the index, not from the file: a session whose bytes
+    /// are overwritten after the check (same length, so a search back from the end would find
+    /// no label entry) still answers as its stored scan state says.
+    #[test]
+    fn clearing_is_answered_without_reading_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::open_at(&dir.path().join("cache"));
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/w"}"#;
+        let lines = [
+            r#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"label","id":"l1","parentId":"a1","targetId":"a1","label":"keep"}"#,
+            r#"{"type":"label","id":"l2","parentId":"l1","targetId":"gone","label":"x"}"#,
+            r#"{"type":"label","id":"l3","parentId":"l2","targetId":"gone","label":""}"#,
+        ];
+        let text = format!("{header}\n{}\n", lines.join("\n"));
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        index.refresh(&path, None);
+        let session = prepare(&mut index, &path, None, false).expect("a current row");
+        let blank = format!("{header}\n{}\n", " ".repeat(text.len() - header.len() - 2));
+        assert_eq!(blank.len(), text.len());
+        std::fs::write(&path, &blank).unwrap();
+        let clearing = |t| changes_nothing(&session, t, NoOpWrite::ClearLabel);
+        assert_eq!(clearing("a1"), Some(false), "a1 is labelled");
+        assert_eq!(
+            clearing("gone"),
+            Some(true),
+            "its last label entry cleared it"
+        );
+        assert_eq!(clearing("l1"), Some(true), "never labelled");
     }
 }
