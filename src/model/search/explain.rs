@@ -240,8 +240,13 @@ pub fn tool_call_text(name: &str, arguments: &Value) -> String {
 /// [`tool_call_text`] of a name and the values of [`TOOL_ARG_KEYS`]. NUL characters become
 /// spaces (the index stores the text after a NUL-delimited marker).
 pub fn tool_call_line(name: &str, args: [Option<&str>; 4]) -> String {
-    let mut out = name.to_owned();
-    for v in args.into_iter().flatten().filter(|v| !v.is_empty()) {
+    let args = args.map(|v| v.filter(|v| !v.is_empty()));
+    // Allocated once at its final length: a command or a file's content can be long, and
+    // growing the line by doubling cost ~2% of a cold listing's instructions (callgrind).
+    let len = name.len() + args.iter().flatten().map(|v| v.len() + 1).sum::<usize>();
+    let mut out = String::with_capacity(len);
+    out.push_str(name);
+    for v in args.into_iter().flatten() {
         out.push(' ');
         out.push_str(v);
     }

@@ -496,6 +496,20 @@ fn tool_call_text_names_what_it_touched() {
 }
 
 #[test]
+fn a_tool_call_line_skips_empty_values_replaces_nuls_and_is_allocated_once() {
+    let long = "x".repeat(5000);
+    let line = tool_call_line("bash", [Some("ls"), Some(""), None, Some(&long)]);
+    assert_eq!(line, format!("bash ls {long}"));
+    // Sized up front: no growth by doubling (a cold listing builds one per tool call).
+    assert_eq!(line.capacity(), line.len());
+    assert_eq!(
+        tool_call_line("a\0b", [Some("c\0"), None, None, None]),
+        "a b c "
+    );
+    assert_eq!(tool_call_line("", [None; 4]), "");
+}
+
+#[test]
 fn rows_mark_scattered_characters_only_for_tokens_that_matched_fuzzily() {
     let fields = SearchFields {
         id: "0190",
