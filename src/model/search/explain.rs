@@ -241,8 +241,8 @@ pub fn tool_call_text(name: &str, arguments: &Value) -> String {
 /// spaces (the index stores the text after a NUL-delimited marker).
 pub fn tool_call_line(name: &str, args: [Option<&str>; 4]) -> String {
     let args = args.map(|v| v.filter(|v| !v.is_empty()));
-    // Allocated once at its final length: a command or a file's content can be long, and
-    // growing the line by doubling cost ~2% of a cold listing's instructions (callgrind).
+    // Allocated once at its final length: a command or a pattern can be long, and growing
+    // the line by doubling cost ~2% of a cold listing's instructions (callgrind).
     let len = name.len() + args.iter().flatten().map(|v| v.len() + 1).sum::<usize>();
     let mut out = String::with_capacity(len);
     out.push_str(name);

@@ -498,10 +498,11 @@ fn tool_call_text_names_what_it_touched() {
 #[test]
 fn a_tool_call_line_skips_empty_values_replaces_nuls_and_is_allocated_once() {
     let long = "x".repeat(5000);
-    let line = tool_call_line("bash", [Some("ls"), Some(""), None, Some(&long)]);
-    assert_eq!(line, format!("bash ls {long}"));
-    // Sized up front: no growth by doubling (a cold listing builds one per tool call).
-    assert_eq!(line.capacity(), line.len());
+    let line = tool_call_line("bash", [Some(&long), Some(""), None, Some("ls")]);
+    assert_eq!(line, format!("bash {long} ls"));
+    // Sized up front (a cold listing builds one per tool call): grown push by push, the short
+    // value after the long one would double the capacity to ~10 KB.
+    assert!(line.capacity() < line.len() + 64, "{}", line.capacity());
     assert_eq!(
         tool_call_line("a\0b", [Some("c\0"), None, None, None]),
         "a b c "

@@ -67,9 +67,10 @@ fn checkout_changes_nothing(ids: &IndexedIds, f: &CheckedFile, target: &str) -> 
 }
 
 /// Whether the target has no label to clear: from the labels the stored scan state keeps (the
-/// last label entry naming each id decides, in file order, whether or not the id exists).
+/// last label entry naming each id decides, in file order). An id no entry has has no label
+/// to clear, as in a whole load, even when a label entry names it.
 fn clearing_changes_nothing(ids: &IndexedIds, target: &str) -> bool {
-    !ids.labelled.contains(target)
+    !ids.ids.contains(target) || !ids.labelled.contains(target)
 }
 
 /// An entry that only annotates: it adds nothing to the context.
@@ -248,6 +249,7 @@ mod tests {
             r#"{"type":"label","id":"l1","parentId":"a1","targetId":"a1","label":"keep"}"#,
             r#"{"type":"label","id":"l2","parentId":"l1","targetId":"gone","label":"x"}"#,
             r#"{"type":"label","id":"l3","parentId":"l2","targetId":"gone","label":""}"#,
+            r#"{"type":"label","id":"l4","parentId":"l3","targetId":"ghost","label":"y"}"#,
         ];
         let text = format!("{header}\n{}\n", lines.join("\n"));
         let path = dir.path().join("s.jsonl");
@@ -265,5 +267,12 @@ mod tests {
             "its last label entry cleared it"
         );
         assert_eq!(clearing("l1"), Some(true), "never labelled");
+        // A set label on an id no entry has: nothing to clear, as a whole load says.
+        let whole = no_op_of_session(
+            &Session::new(ParsedSession::from_bytes(text.as_bytes())),
+            "ghost",
+        );
+        assert!(whole.clearing_changes_nothing());
+        assert_eq!(clearing("ghost"), Some(true), "no such entry");
     }
 }
