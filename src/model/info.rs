@@ -308,7 +308,7 @@ impl InfoBuilder {
         if !matches!(role, Some("user" | "assistant")) {
             return;
         }
-        self.last_conversation_id = Some(e.id.to_owned());
+        set_reusing(&mut self.last_conversation_id, Some(e.id));
         if !m.has_content {
             return;
         }

@@ -27,7 +27,11 @@
 //!   bytes and any structural error give up;
 //! * a second occurrence of a key the facts depend on gives up (the full parse keeps the last);
 //! * strings that are kept and hold escapes are unescaped the way serde_json does (the escapes
-//!   were validated by the scan; tested against serde_json).
+//!   were validated by the scan; tested against serde_json);
+//! * an entry's first members (`type`, `id`, `parentId`, `timestamp`) and a message's `usage`,
+//!   when they are exactly as pi writes them, are compared byte for byte instead of walked key
+//!   by key; their values are read by the same readers, and anything else falls back to the
+//!   walk from the object's start (tested against the walk and serde_json).
 //!
 //! The same lines also take the full path as before: invalid UTF-8 (repaired there), the first
 //! object of the file (which may be the header), non-objects. Key order only decides how much
@@ -283,6 +287,47 @@ impl<'a> Cursor<'a> {
         text.parse::<f64>().ok().map(Some)
     }
 
+    /// Validates and skips a number that is not wanted (at its first byte): the grammar of
+    /// [`Cursor::number`] without its value. Only a number with an exponent or more than 300
+    /// integer digits can be out of range, and those go through [`Cursor::number`] (most
+    /// numbers of a line are skipped: token counts and costs, 160 k of them in 150 sessions).
+    #[inline]
+    fn skip_number(&mut self) -> Option<()> {
+        let b = self.b;
+        let mut i = self.i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let int_start = i;
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits_end(b, i + 1),
+            _ => return None,
+        }
+        let int_digits = i - int_start;
+        if b.get(i) == Some(&b'.') {
+            let end = digits_end(b, i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if int_digits > 300 || matches!(b.get(i), Some(b'e' | b'E')) {
+            return self.number(false).map(|_| ());
+        }
+        self.i = i;
+        Some(())
+    }
+
+    /// Skips `word` if the bytes at the cursor are exactly it. Its length is a constant, so
+    /// the comparison is a few loads, not a call to `memcmp`.
+    #[inline]
+    fn bytes<const N: usize>(&mut self, word: &[u8; N]) -> Option<()> {
+        let end = self.i + N;
+        let here: &[u8; N] = self.b.get(self.i..end)?.try_into().ok()?;
+        (here == word).then(|| self.i = end)
+    }
+
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.i + word.len();
         (self.b.get(self.i..end)? == word).then(|| self.i = end)
@@ -298,7 +343,7 @@ impl<'a> Cursor<'a> {
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
-            b'-' | b'0'..=b'9' => self.number(false).map(|_| ()),
+            b'-' | b'0'..=b'9' => self.skip_number(),
             _ => None,
         }
     }
@@ -306,19 +351,36 @@ impl<'a> Cursor<'a> {
     /// An object (at `{`): `field` reads each value, given its key. Keys with escapes take the
     /// full path.
     fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        self.delimited(b'}', |c| {
-            if c.peek()? != b'"' {
-                return None;
-            }
-            let (start, end, escaped) = c.skip_str()?;
-            if escaped {
-                return None;
-            }
-            let key = c.s.get(start..end)?;
-            c.expect(b':')?;
-            c.ws();
-            field(c, key)
-        })
+        self.delimited(b'}', |c| c.key_value(&mut field))
+    }
+
+    /// The rest of an object whose first members were read by hand (see [`Cursor::open`]),
+    /// from the separator after them.
+    fn object_rest(
+        &mut self,
+        mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        self.items(b'}', false, |c| c.key_value(&mut field))
+    }
+
+    /// One member of an object: its key (at its quote), the colon, and its value read by
+    /// `field`.
+    #[inline]
+    fn key_value(
+        &mut self,
+        field: &mut impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let (start, end, escaped) = self.skip_str()?;
+        if escaped {
+            return None;
+        }
+        let key = self.s.get(start..end)?;
+        self.expect(b':')?;
+        self.ws();
+        field(self, key)
     }
 
     /// An array (at `[`): `element` reads each value.
@@ -326,35 +388,52 @@ impl<'a> Cursor<'a> {
         self.delimited(b']', element)
     }
 
-    /// The comma-separated items of an object or array, from its opening byte to `close`,
-    /// nesting limited like serde_json's.
-    fn delimited(
-        &mut self,
-        close: u8,
-        mut item: impl FnMut(&mut Self) -> Option<()>,
-    ) -> Option<()> {
+    /// Enters an object or array (at its opening byte), nesting limited like serde_json's.
+    fn open(&mut self) -> Option<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return None;
         }
         self.i += 1;
+        Some(())
+    }
+
+    /// The comma-separated items of an object or array, from its opening byte to `close`.
+    fn delimited(&mut self, close: u8, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.open()?;
         self.ws();
         if self.peek()? == close {
             self.i += 1;
-        } else {
-            loop {
-                self.ws();
-                item(self)?;
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    c if c == close => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+            self.depth -= 1;
+            return Some(());
+        }
+        self.items(close, true, item)
+    }
+
+    /// The items of an entered object or array up to and past `close`: an item first when
+    /// `first`, else the separator (or `close`) after the items already read.
+    fn items(
+        &mut self,
+        close: u8,
+        first: bool,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        if first {
+            self.ws();
+            item(self)?;
+        }
+        loop {
+            self.ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                c if c == close => {
+                    self.i += 1;
+                    break;
                 }
+                _ => return None,
             }
+            self.ws();
+            item(self)?;
         }
         self.depth -= 1;
         Some(())

@@ -10,6 +10,11 @@ use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 impl<'a> Cursor<'a> {
     /// `usage`: `totalTokens` and `cost.total`; a non-object gives empty facts.
     fn usage(&mut self) -> Option<UsageFacts> {
+        let start = self.i;
+        if let Some(facts) = self.usage_as_pi_writes() {
+            return Some(facts);
+        }
+        self.i = start;
         self.object_or(UsageFacts::default(), |c| {
             let (mut total, mut cost) = (None, None);
             c.object(|c, k| match k {
@@ -35,6 +40,51 @@ impl<'a> Cursor<'a> {
                 cost_total: cost.flatten(),
             })
         })
+    }
+
+    /// `usage` in the shape pi writes it (every assistant message has one: 11 keys and 10
+    /// numbers), compared byte for byte instead of walked key by key: the same keys in the same
+    /// order, no spaces, numbers, with or without a last `reasoning` count. Anything else is
+    /// `None` and the caller walks the object from its start. No key occurs twice and the
+    /// nesting is fixed, so the walk's duplicate and depth checks have nothing to find.
+    pub(super) fn usage_as_pi_writes(&mut self) -> Option<UsageFacts> {
+        self.bytes(br#"{"input":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","output":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheRead":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheWrite":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","totalTokens":"#)?;
+        let total_tokens = self.exact_number()?;
+        self.bytes(br#","cost":{"input":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","output":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheRead":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheWrite":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","total":"#)?;
+        let cost_total = self.exact_number()?;
+        self.bytes(b"}")?;
+        if self.bytes(br#","reasoning":"#).is_some() {
+            self.skip_number()?;
+        }
+        self.bytes(b"}")?;
+        Some(UsageFacts {
+            total_tokens: Some(total_tokens),
+            cost_total: Some(cost_total),
+        })
+    }
+
+    /// A number's value (at its first byte, which must start one).
+    fn exact_number(&mut self) -> Option<f64> {
+        if !matches!(self.peek()?, b'-' | b'0'..=b'9') {
+            return None;
+        }
+        self.number(true)?
     }
 
     /// `details.strategy`.
@@ -198,20 +248,46 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// The first members of an entry as pi writes them, `{"type":…,"id":…,"parentId":…,
+    /// "timestamp":…`, compared byte for byte instead of walked key by key (every line has
+    /// them); `None` for any other start, and the caller walks the object from its `{`. The
+    /// values are read as the walk reads them.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn head_as_pi_writes(&mut self) -> Option<[Option<Cow<'a, str>>; 4]> {
+        self.open()?;
+        self.bytes(br#""type":"#)?;
+        let ty = self.str_value()?;
+        self.bytes(br#","id":"#)?;
+        let id = self.str_value()?;
+        self.bytes(br#","parentId":"#)?;
+        let parent = self.str_value()?;
+        self.bytes(br#","timestamp":"#)?;
+        let ts = self.str_value()?;
+        Some([ty, id, parent, ts])
+    }
+
     /// The line's object (at `{`).
     pub(super) fn root(&mut self, e: &mut LiteEntry<'a>) -> Option<()> {
         let mut seen_ty = false;
         let (mut seen_message, mut seen_usage, mut seen_details) = (false, false, false);
         let (mut id, mut parent, mut ts, mut name, mut target, mut label, mut summary, mut through) =
             (None, None, None, None, None, None, None, None);
-        self.object(|c, k| {
-            // The entry type, when already read, decides which fields matter (pi writes `type`
-            // first); before it is known every candidate field is kept.
-            let kind = if seen_ty {
-                Some(EntryKind::from_type(e.ty.as_deref().unwrap_or("")))
-            } else {
-                None
-            };
+        let (start, depth) = (self.i, self.depth);
+        let head_read = match self.head_as_pi_writes() {
+            Some([t, i, p, stamp]) => {
+                (seen_ty, e.ty) = (true, t);
+                (id, parent, ts) = (Some(i), Some(p), Some(stamp));
+                true
+            }
+            None => {
+                (self.i, self.depth) = (start, depth);
+                false
+            }
+        };
+        // The entry type, once read, decides which fields matter (pi writes `type` first);
+        // before it is known every candidate field is kept.
+        let mut kind = seen_ty.then(|| EntryKind::from_type(e.ty.as_deref().unwrap_or("")));
+        let field = |c: &mut Self, k: &'a str| {
             let wants = |k: EntryKind| kind.is_none_or(|kind| kind == k);
             let wants_usage = kind.is_none_or(|kind| {
                 matches!(
@@ -223,6 +299,7 @@ impl<'a> Cursor<'a> {
                 "type" => {
                     once_seen(&mut seen_ty)?;
                     e.ty = c.str_value()?;
+                    kind = Some(EntryKind::from_type(e.ty.as_deref().unwrap_or("")));
                     Some(())
                 }
                 "id" => once(&mut id, c.str_value()?),
@@ -266,7 +343,12 @@ impl<'a> Cursor<'a> {
                 // key cannot change the facts, so it needs no check.
                 _ => c.skip(),
             }
-        })?;
+        };
+        if head_read {
+            self.object_rest(field)?;
+        } else {
+            self.object(field)?;
+        }
         e.id = id.flatten();
         e.parent_id = parent.flatten();
         e.timestamp = ts.flatten();

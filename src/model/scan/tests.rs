@@ -54,8 +54,8 @@ fn digit_runs_end_where_the_byte_at_a_time_scan_ends() {
     }
 }
 
-#[test]
-fn kept_numbers_have_serde_json_values() {
+/// Numbers of every shape: edge values, then 60,000 pseudo-random ones.
+fn number_cases() -> Vec<String> {
     let mut numbers: Vec<String> = [
         "0",
         "-0",
@@ -101,7 +101,12 @@ fn kept_numbers_have_serde_json_values() {
         numbers.push(format!("-{mantissa}.{frac:05}"));
         numbers.push(format!("{mantissa}.{frac}e{exp}"));
     }
-    for n in &numbers {
+    numbers
+}
+
+#[test]
+fn kept_numbers_have_serde_json_values() {
+    for n in &number_cases() {
         let mut cur = Cursor::new(n.as_bytes()).unwrap();
         let got = cur.number(true);
         let expected = serde_json::from_str::<serde_json::Value>(n)
@@ -113,6 +118,117 @@ fn kept_numbers_have_serde_json_values() {
             }
             (None, _) => {}
             (Some(a), None) => panic!("{n}: fast {a:?}, serde_json rejects it"),
+        }
+    }
+}
+
+#[test]
+fn skipped_numbers_are_checked_as_kept_ones_are() {
+    let mut numbers = number_cases();
+    let long = "1".repeat(300);
+    for n in [
+        "-", "-a", "a", "1.", "1.e5", ".5", "1e", "1e+", "00", "-01", "0x1", "1.5.5", "1e5e5",
+    ] {
+        numbers.push(n.to_string());
+    }
+    for tail in ["", "0", "0.5", "0e1", ",", "]"] {
+        numbers.push(format!("{long}{tail}"));
+        numbers.push(format!("-{long}{tail}"));
+    }
+    for n in &numbers {
+        for after in ["", ",", "}", " ", "]"] {
+            let line = format!("{n}{after}");
+            let (mut skipped, mut read) = (
+                Cursor::new(line.as_bytes()).unwrap(),
+                Cursor::new(line.as_bytes()).unwrap(),
+            );
+            let skip = skipped.skip_number();
+            let number = read.number(false).map(|_| ());
+            assert_eq!(skip, number, "{line}");
+            if skip.is_some() {
+                assert_eq!(skipped.i, read.i, "{line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn usage_in_pi_shape_reads_as_the_walk_does() {
+    let pi = r#"{"input":24962,"output":1364,"cacheRead":0,"cacheWrite":0,"totalTokens":26326,"cost":{"input":0.074886,"output":0.02046,"cacheRead":0,"cacheWrite":0,"total":0.09534599999999999}}"#;
+    let reasoning = format!(r#"{},"reasoning":12}}"#, &pi[..pi.len() - 1]);
+    let shaped = [
+        pi.to_string(),
+        reasoning.clone(),
+        pi.replace("26326", "-1.5e-5"),
+        pi.replace("0.09534599999999999", "7e300"),
+    ];
+    let other = [
+        pi.replace("0.09534599999999999", "1e400"),
+        pi.replace(":0,", ": 0,"),
+        pi.replace("26326", "\"26326\""),
+        pi.replace("\"total\":", "\"totals\":"),
+        pi.replace("1364", "01"),
+        format!(r#"{},"totalTokens":5}}"#, &pi[..pi.len() - 1]),
+        format!(r#"{},"reasoning":1,"x":2}}"#, &pi[..pi.len() - 1]),
+        reasoning.replace(":12}", ":\"12\"}"),
+        pi[..pi.len() - 1].to_string(),
+        r#"{"totalTokens":3,"input":1}"#.to_string(),
+        "null".to_string(),
+    ];
+    for (usage, pi_shaped) in shaped
+        .iter()
+        .map(|u| (u, true))
+        .chain(other.iter().map(|u| (u, false)))
+    {
+        let mut cur = Cursor::new(usage.as_bytes()).unwrap();
+        assert_eq!(cur.usage_as_pi_writes().is_some(), pi_shaped, "{usage}");
+        let line = format!(
+            r#"{{"type":"message","id":"a","parentId":"b","message":{{"role":"assistant","content":"hi","usage":{usage}}}}}"#
+        );
+        let serde_takes = serde_json::from_str::<serde_json::Value>(&line).is_ok();
+        match parse_lite(line.as_bytes()) {
+            Some(_) => facts_equal(&line),
+            None => assert!(!pi_shaped || !serde_takes, "{line}"),
+        }
+    }
+}
+
+#[test]
+fn an_entry_head_in_pi_shape_reads_as_the_walk_does() {
+    let head = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T00:00:00.000Z""#;
+    let rest = r#","message":{"role":"user","content":"hi","timestamp":1}}"#;
+    let shaped = [
+        format!("{head}{rest}"),
+        format!("{head}}}"),
+        format!("{head}{rest}").replace(r#""e5f6a7b8""#, "null"),
+        format!("{head}{rest}").replace(r#""a1b2c3d4""#, r#""a\u00e9\n""#),
+        format!("{head}{rest}").replace(r#""message","#, "7,"),
+        format!("{head},\"id\":\"again\"{rest}"),
+        format!("{head},\"type\":\"label\"{rest}"),
+        format!("{head} ,\"x\":[1, 2] {rest}"),
+        // Read by the head, refused by the walk after it (no closing brace).
+        head.to_string(),
+    ];
+    let other = [
+        format!("{head}{rest}").replace(r#""id":"#, r#""id" :"#),
+        format!("{head}{rest}").replace(r#","parentId""#, r#", "parentId""#),
+        r#"{"id":"a","type":"message","parentId":null,"timestamp":"t"}"#.to_string(),
+        head.replace(r#","timestamp""#, r#","timestamp ""#),
+    ];
+    for (line, pi_shaped) in shaped
+        .iter()
+        .map(|l| (l, true))
+        .chain(other.iter().map(|l| (l, false)))
+    {
+        let mut cur = Cursor::new(line.as_bytes()).unwrap();
+        assert_eq!(cur.head_as_pi_writes().is_some(), pi_shaped, "{line}");
+        let serde_takes = serde_json::from_str::<serde_json::Value>(line).is_ok();
+        match parse_lite(line.as_bytes()) {
+            Some(_) => facts_equal(line),
+            None => assert!(
+                !serde_takes || line.contains("again") || line.contains("label"),
+                "{line}"
+            ),
         }
     }
 }
