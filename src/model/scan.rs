@@ -55,7 +55,7 @@ mod simd;
 pub mod skim;
 mod strings;
 
-use strings::{has_control, string_end, unescape, unescaped_pieces};
+use strings::{has_control, key_end, string_end, unescape, unescaped_pieces};
 
 // ---------------------------------------------------------------------------------------------
 // The lite parse.
@@ -373,12 +373,16 @@ impl<'a> Cursor<'a> {
         if self.peek()? != b'"' {
             return None;
         }
-        let (start, end, escaped) = self.skip_str()?;
-        if escaped {
-            return None;
-        }
+        let start = self.i + 1;
+        let end = key_end(self.b, start)?;
         let key = self.s.get(start..end)?;
-        self.expect(b':')?;
+        self.i = end + 1;
+        // pi writes the colon right after the key.
+        if self.peek() == Some(b':') {
+            self.i += 1;
+        } else {
+            self.expect(b':')?;
+        }
         self.ws();
         field(self, key)
     }

@@ -1,10 +1,9 @@
-//! Bitmasks of a block's quotes, backslashes and `n`/`t` bytes: SSE2 on x86-64 (always there,
+//! Bitmasks of a block's quotes and backslashes: SSE2 on x86-64 (always there,
 //! through `safe_arch`'s safe wrappers), one byte at a time elsewhere.
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use safe_arch::{
-    bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i,
-    set_splat_i8_m128i,
+    cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
 };
 
 /// Bitmasks of a block's bytes (bit k = byte k).
@@ -12,8 +11,6 @@ use safe_arch::{
 pub(super) struct Masks {
     pub(super) quote: u64,
     pub(super) backslash: u64,
-    /// `n` or `t`: with quote and backslash, the common escape characters.
-    pub(super) n_or_t: u64,
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -33,7 +30,6 @@ pub(super) fn masks16(b: &[u8; 16]) -> Masks {
     Masks {
         quote: mask(eq(v, b'"')),
         backslash: mask(eq(v, b'\\')),
-        n_or_t: mask(bitor_m128i(eq(v, b'n'), eq(v, b't'))),
     }
 }
 
@@ -50,7 +46,6 @@ fn masks16_portable(b: &[u8; 16]) -> Masks {
     for (k, &c) in b.iter().enumerate() {
         m.quote |= u64::from(c == b'"') << k;
         m.backslash |= u64::from(c == b'\\') << k;
-        m.n_or_t |= u64::from(c == b'n' || c == b't') << k;
     }
     m
 }
@@ -61,7 +56,6 @@ pub(super) fn block_masks(b: &[u8; 64]) -> Masks {
         let part = masks16(q);
         m.quote |= part.quote << shift;
         m.backslash |= part.backslash << shift;
-        m.n_or_t |= part.n_or_t << shift;
     }
     m
 }

@@ -19,15 +19,16 @@ const SIMPLE_ESCAPE: [bool; 256] = {
 // Strings, a block of bytes at a time.
 //
 // A string is scanned in blocks of 64 bytes from just after its opening quote. Each block gives
-// three bitmasks (bit k = byte k): its quotes, its backslashes, and its `n` and `t` bytes. Which
-// bytes are escaped (the byte after a backslash that is not itself escaped) follows from the
-// backslash mask alone, with one bit carried into the next block ([`escaped_bytes`]); the
-// string ends at the first quote that is not escaped. Every escaped byte before it must be a
-// valid escape character: the common ones (`" \ n t`) are recognized from the masks for the
-// whole block at once, the others (`/ b f r u`) are checked one by one, `\u` needing four hex
-// digits that do not name a surrogate. So the work per block does not depend on how many
-// escapes it holds, and there is no branch per escape to mispredict. Most strings (keys, ids,
-// short values) end within 16 bytes without an escape, which one 16-byte probe settles first.
+// two bitmasks (bit k = byte k): its quotes and its backslashes. Which bytes are escaped (the
+// byte after a backslash that is not itself escaped) follows from the backslash mask alone,
+// with one bit carried into the next block ([`escaped_bytes`]); the string ends at the first
+// quote that is not escaped. Every escaped byte before it must be a valid escape character:
+// escaped quotes and backslashes are recognized from the masks for the whole block at once,
+// the others are checked one by one in a table, `\u` needing four hex digits that do not name
+// a surrogate. (A mask of `n` and `t` bytes settled those too, but cost more per block than
+// the lookups it saved: pi's text has an escape or two in a block of 64.) Most strings (keys,
+// ids, short values) end within 16 bytes without an escape, which one 16-byte probe settles
+// first.
 // Control characters need no check here: lines holding any take the full path
 // ([`Cursor::new`]).
 
@@ -51,6 +52,26 @@ pub(super) fn string_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
         }
     }
     string_end_blocks(b, start)
+}
+
+/// The end of a key whose content starts at `start`: the position of its closing quote, `None`
+/// when a backslash comes first (keys with escapes take the full path) or nothing closes it.
+/// Keys are short: one 16-byte probe settles nearly all.
+#[inline]
+pub(super) fn key_end(b: &[u8], start: usize) -> Option<usize> {
+    let at = match b.get(start..start + 16) {
+        Some(probe) => {
+            let m = masks16(probe.try_into().ok()?);
+            let stops = m.quote | m.backslash;
+            if stops == 0 {
+                start + 16 + memchr::memchr2(b'"', b'\\', b.get(start + 16..)?)?
+            } else {
+                start + stops.trailing_zeros() as usize
+            }
+        }
+        None => start + memchr::memchr2(b'"', b'\\', b.get(start..)?)?,
+    };
+    (*b.get(at)? == b'"').then_some(at)
 }
 
 /// [`string_end`] of a string whose first 16 bytes are plain, from `start` (just after them).
@@ -96,7 +117,7 @@ fn string_end_blocks(b: &[u8], start: usize) -> Option<(usize, bool)> {
         let escapes = escaped & before;
         if escapes != 0 {
             has_escape = true;
-            let mut rare = escapes & !(m.quote | m.backslash | m.n_or_t);
+            let mut rare = escapes & !(m.quote | m.backslash);
             while rare != 0 {
                 valid_rare_escape(b, i + rare.trailing_zeros() as usize)?;
                 rare &= rare - 1;
@@ -159,8 +180,9 @@ pub(super) fn unescaped_pieces(s: &str, mut piece: impl FnMut(&str) -> bool) -> 
     Some(())
 }
 
-/// Whether the escape character at `at` (after a backslash) is one of `/ b f r` or a `\u` with
-/// four hex digits naming no surrogate (the common escape characters are checked before).
+/// Whether the escape character at `at` (after a backslash) is one of `/ b f n r t` or a `\u`
+/// with four hex digits naming no surrogate (escaped quotes and backslashes are checked
+/// before).
 fn valid_rare_escape(b: &[u8], at: usize) -> Option<()> {
     let c = *b.get(at)?;
     if SIMPLE_ESCAPE[usize::from(c)] {
@@ -345,6 +367,27 @@ mod tests {
                     b.extend_from_slice(snippet);
                     b.extend_from_slice(tail);
                     check_string_end(&b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn key_end_is_the_first_quote_before_any_backslash_at_every_offset() {
+        for special in [&b"\""[..], b"\\", b"\\\"", b"\"\\"] {
+            for at in 0..40 {
+                for tail in [&b""[..], b"\"", b"zz", b"zzzzzzzzzzzzzzzzzzzz\":1"] {
+                    for start in 0..3 {
+                        let mut b = vec![b'a'; at];
+                        b.extend_from_slice(special);
+                        b.extend_from_slice(tail);
+                        if start > b.len() {
+                            continue;
+                        }
+                        let first = b[start..].iter().position(|&c| c == b'"' || c == b'\\');
+                        let expected = first.map(|k| start + k).filter(|&k| b[k] == b'"');
+                        assert_eq!(key_end(&b, start), expected, "{b:?} from {start}");
+                    }
                 }
             }
         }
