@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use compact_str::CompactString;
 use serde_json::Value;
 
 use super::context::Dialect;
@@ -118,10 +119,11 @@ impl From<&Header> for HeaderFacts {
 }
 
 /// Every id the entries name, as their own id ([`IS_ID`]) or as a parent ([`IS_PARENT`]): one
-/// map rather than a set of each, so an id followed by a child costs one allocation and one
-/// insert, the child's lookup none. Hashed with foldhash (seeded per process): SipHash and the
-/// two sets were an eighth of the cold scan.
-pub type IdMap = HashMap<String, u8, foldhash::fast::RandomState>;
+/// map rather than a set of each, so an id followed by a child costs one insert, the child's
+/// lookup none. Hashed with foldhash (seeded per process): SipHash and the two sets were an
+/// eighth of the cold scan. Keys are `CompactString`s: an id of up to 24 bytes (pi's are 8) is
+/// held inline, with no allocation of its own; serialized as a string like `String`.
+pub type IdMap = HashMap<CompactString, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
 
@@ -289,7 +291,7 @@ impl InfoBuilder {
         match self.nodes.get_mut(id) {
             Some(flags) => *flags |= flag,
             None => {
-                self.nodes.insert(id.to_owned(), flag);
+                self.nodes.insert(CompactString::from(id), flag);
             }
         }
     }

@@ -26,6 +26,9 @@ use crate::storage::roots::{FoundFile, SessionRoot, Skipped, find_session_files_
 /// sync), so that a process killed while it lists loses the rows of the last moment only,
 /// not every row it has shown (the browser shows rows as they are read).
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
+/// ... and after at most this many rows, however fast they come: a fast scan shows a thousand
+/// small sessions within 200 ms, and a kill then would lose all of them.
+const COMMIT_ROWS: usize = 256;
 
 impl Index {
     /// The stored rows of `found` (each path's first file), matched as they are read: see
@@ -228,12 +231,13 @@ impl Index {
                         let _ = tx.send((i, rescan(&file, prior, enabled)));
                     });
             });
-            let mut committed = Instant::now();
+            let (mut committed, mut uncommitted) = (Instant::now(), 0);
             for (i, result) in rx {
-                if writing && committed.elapsed() >= COMMIT_EVERY {
+                if writing && (uncommitted >= COMMIT_ROWS || committed.elapsed() >= COMMIT_EVERY) {
                     writing = self.commit_and_continue();
-                    committed = Instant::now();
+                    (committed, uncommitted) = (Instant::now(), 0);
                 }
+                uncommitted += 1;
                 let file = &paths[i];
                 match result {
                     Ok(r) => {

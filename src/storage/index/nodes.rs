@@ -57,7 +57,7 @@ pub(super) fn all_ids(chunks: &[Vec<u8>]) -> Option<IdMap> {
         each_id(c, |id, flags| match all.get_mut(id) {
             Some(f) => *f |= flags,
             None => {
-                all.insert(id.to_owned(), flags);
+                all.insert(id.into(), flags);
             }
         })?;
     }
@@ -184,7 +184,7 @@ mod tests {
     use super::*;
 
     fn map(pairs: &[(&str, u8)]) -> IdMap {
-        pairs.iter().map(|(k, f)| ((*k).to_owned(), *f)).collect()
+        pairs.iter().map(|(k, f)| ((*k).into(), *f)).collect()
     }
 
     #[test]
