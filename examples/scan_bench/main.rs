@@ -214,6 +214,12 @@ struct DMessage<'a> {
     usage: Option<DUsage>,
     #[serde(borrow)]
     content: Option<DContent<'a>>,
+    #[serde(rename = "stopReason", borrow)]
+    stop_reason: Option<&'a str>,
+    #[serde(borrow)]
+    model: Option<&'a str>,
+    #[serde(rename = "responseModel", borrow)]
+    response_model: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
@@ -240,10 +246,27 @@ struct DBlock<'a> {
     ty: Option<&'a str>,
     #[serde(borrow)]
     text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<DArgs<'a>>,
 }
 
-/// A string, or the text blocks of an array.
-struct DContent<'a>(Cow<'a, str>);
+/// A tool call's [`grove::model::search::TOOL_ARG_KEYS`] arguments.
+#[derive(Deserialize)]
+struct DArgs<'a> {
+    #[serde(borrow)]
+    command: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    path: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    file_path: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pattern: Option<Cow<'a, str>>,
+}
+
+/// A string, or the text blocks of an array; and the tool lines of its `toolCall` blocks.
+struct DContent<'a>(Cow<'a, str>, Option<String>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for DContent<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -254,17 +277,39 @@ impl<'de: 'a, 'a> Deserialize<'de> for DContent<'a> {
                 f.write_str("content")
             }
             fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(DContent(Cow::Borrowed(s)))
+                Ok(DContent(Cow::Borrowed(s), None))
             }
             fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(DContent(Cow::Owned(s.to_owned())))
+                Ok(DContent(Cow::Owned(s.to_owned()), None))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
             ) -> Result<Self::Value, A::Error> {
                 let mut out: Option<Cow<'a, str>> = None;
+                let mut tools: Option<String> = None;
                 while let Some(b) = seq.next_element::<DBlock<'a>>()? {
+                    if b.ty == Some("toolCall") {
+                        let a = b.arguments.as_ref();
+                        let line = grove::model::search::tool_call_line(
+                            b.name.as_deref().unwrap_or(""),
+                            [
+                                a.and_then(|a| a.command.as_deref()),
+                                a.and_then(|a| a.path.as_deref()),
+                                a.and_then(|a| a.file_path.as_deref()),
+                                a.and_then(|a| a.pattern.as_deref()),
+                            ],
+                        );
+                        if !line.is_empty() {
+                            match &mut tools {
+                                Some(all) => {
+                                    all.push('\n');
+                                    all.push_str(&line);
+                                }
+                                None => tools = Some(line),
+                            }
+                        }
+                    }
                     let Some(t) = b.text.filter(|_| b.ty == Some("text")) else {
                         continue;
                     };
@@ -273,7 +318,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for DContent<'a> {
                         Some(prev) => Cow::Owned(format!("{prev} {t}")),
                     });
                 }
-                Ok(DContent(out.unwrap_or(Cow::Borrowed(""))))
+                Ok(DContent(out.unwrap_or(Cow::Borrowed("")), tools))
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
@@ -304,6 +349,9 @@ fn take_derived(line: Option<DLine<'_>>, take: Take<'_>) -> bool {
                 .as_ref()
                 .map(|c| &*c.0)
                 .filter(|_| matches!(m.role, Some("user" | "assistant"))),
+            tools: m.content.as_ref().and_then(|c| c.1.as_deref()),
+            stop_reason: m.stop_reason,
+            model: m.response_model.or(m.model),
         });
     let mut facts = EntryFacts::new(kind);
     facts.id = l.id.unwrap_or("");
@@ -361,6 +409,8 @@ fn sonic_lazy(b: &[u8], take: Take<'_>) -> bool {
     let ty = st(0);
     let kind = EntryKind::from_type(ty.unwrap_or(""));
     let mut text: Option<String> = None;
+    let mut tools: Option<String> = None;
+    let (mut stop_reason, mut model): (Option<String>, Option<String>) = (None, None);
     let mut message = None;
     let (mut role_v, mut msg_ts, mut msg_usage, mut has_content) = (None, None, None, false);
     if kind == EntryKind::Message
@@ -369,6 +419,9 @@ fn sonic_lazy(b: &[u8], take: Take<'_>) -> bool {
         role_v = m.get("role");
         msg_ts = m.get("timestamp").and_then(|t| t.as_f64());
         msg_usage = m.get("usage").map(|u| usage_of(&u));
+        let owned = |k: &str| m.get(k).and_then(|v| v.as_str().map(str::to_owned));
+        stop_reason = owned("stopReason");
+        model = owned("responseModel").or_else(|| owned("model"));
         if let Some(c) = m.get("content") {
             has_content = true;
             if let Some(s) = c.as_str() {
@@ -377,7 +430,31 @@ fn sonic_lazy(b: &[u8], take: Take<'_>) -> bool {
                 let mut out = String::new();
                 let mut first = true;
                 for b in c.into_array_iter().into_iter().flatten().flatten() {
-                    if b.get("type").as_ref().and_then(|t| t.as_str()) == Some("text")
+                    let ty = b.get("type");
+                    if ty.as_ref().and_then(|t| t.as_str()) == Some("toolCall") {
+                        let name = b.get("name");
+                        let arguments = b.get("arguments").filter(|a| a.is_object());
+                        let args = grove::model::search::TOOL_ARG_KEYS.map(|k| {
+                            arguments
+                                .as_ref()
+                                .and_then(|a| a.get(k))
+                                .and_then(|v| v.as_str().map(str::to_owned))
+                        });
+                        let line = grove::model::search::tool_call_line(
+                            name.as_ref().and_then(|n| n.as_str()).unwrap_or(""),
+                            [0, 1, 2, 3].map(|i| args[i].as_deref()),
+                        );
+                        if !line.is_empty() {
+                            match &mut tools {
+                                Some(all) => {
+                                    all.push('\n');
+                                    all.push_str(&line);
+                                }
+                                None => tools = Some(line),
+                            }
+                        }
+                    }
+                    if ty.as_ref().and_then(|t| t.as_str()) == Some("text")
                         && let Some(t) = b.get("text")
                         && let Some(t) = t.as_str()
                     {
@@ -406,6 +483,9 @@ fn sonic_lazy(b: &[u8], take: Take<'_>) -> bool {
         text: text
             .as_deref()
             .filter(|_| matches!(role, Some("user" | "assistant"))),
+        tools: tools.as_deref(),
+        stop_reason: stop_reason.as_deref(),
+        model: model.as_deref(),
     });
     facts.name = st(5);
     facts.target_id = st(6);

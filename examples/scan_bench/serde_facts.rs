@@ -30,6 +30,7 @@ use serde::de::{self, Deserialize, MapAccess, SeqAccess, Visitor};
 
 use grove::model::entry::EntryKind;
 use grove::model::info::{EntryFacts, MessageFacts, UsageFacts};
+use grove::model::search::{TOOL_ARG_KEYS, tool_call_line};
 
 /// One entry line, reduced to what [`EntryFacts`] needs.
 #[derive(Debug, Default, PartialEq)]
@@ -56,6 +57,10 @@ struct MessageLine<'a> {
     usage: Option<UsageFacts>,
     has_content: bool,
     text: Option<Cow<'a, str>>,
+    tools: Option<String>,
+    stop_reason: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    response_model: Option<Cow<'a, str>>,
 }
 
 /// Reads one line; `None` when serde_json refuses it or it is not valid UTF-8 (the line then
@@ -78,6 +83,9 @@ impl LineFacts<'_> {
                     usage: m.usage,
                     has_content: m.has_content,
                     text: m.text.as_deref().filter(|_| listed),
+                    tools: m.tools.as_deref(),
+                    stop_reason: m.stop_reason.as_deref(),
+                    model: m.response_model.as_deref().or(m.model.as_deref()),
                 }
             }),
             _ => None,
@@ -290,20 +298,31 @@ impl<'de> Reader<'de> for DetailsR {
     }
 }
 
-/// `content`: [`super::entry::content_text`] without the copies.
+/// `content`: [`super::entry::content_text`] without the copies, and the `toolCall` blocks'
+/// [`tool_call_line`]s, one a line (empty ones left out), as the listing's fast path reads them.
 struct ContentR;
 impl<'de> Reader<'de> for ContentR {
-    type Out = Option<Cow<'de, str>>;
+    type Out = (Option<Cow<'de, str>>, Option<String>);
     fn borrowed_str(s: &'de str) -> Self::Out {
-        Some(Cow::Borrowed(s))
+        (Some(Cow::Borrowed(s)), None)
     }
     fn str(s: &str) -> Self::Out {
-        Some(Cow::Owned(s.to_owned()))
+        (Some(Cow::Owned(s.to_owned())), None)
     }
     fn seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self::Out, A::Error> {
         let mut out: Option<Cow<'de, str>> = None;
-        while let Some(Read(block)) = seq.next_element::<Read<'de, TextBlockR>>()? {
-            let Some(t) = block else { continue };
+        let mut tools: Option<String> = None;
+        while let Some(Read((text, tool))) = seq.next_element::<Read<'de, BlockR>>()? {
+            if let Some(tool) = tool.filter(|t| !t.is_empty()) {
+                match &mut tools {
+                    Some(all) => {
+                        all.push('\n');
+                        all.push_str(&tool);
+                    }
+                    None => tools = Some(tool),
+                }
+            }
+            let Some(t) = text else { continue };
             out = Some(match out.take() {
                 None => t,
                 Some(prev) => {
@@ -314,26 +333,58 @@ impl<'de> Reader<'de> for ContentR {
                 }
             });
         }
-        Ok(Some(out.unwrap_or(Cow::Borrowed(""))))
+        Ok((Some(out.unwrap_or(Cow::Borrowed(""))), tools))
     }
 }
 
-/// A content block's `text`, when its `type` is `"text"`.
-struct TextBlockR;
-impl<'de> Reader<'de> for TextBlockR {
-    type Out = Option<Cow<'de, str>>;
+/// A content block's `text` when its `type` is `"text"`, its [`tool_call_line`] when it is
+/// `"toolCall"`.
+struct BlockR;
+impl<'de> Reader<'de> for BlockR {
+    type Out = (Option<Cow<'de, str>>, Option<String>);
     fn map<A: MapAccess<'de>>(mut map: A) -> Result<Self::Out, A::Error> {
-        let (mut ty, mut text) = (None, None);
+        let (mut ty, mut text, mut name, mut args) = (None, None, None, Default::default());
         while let Some(Key(k)) = map.next_key()? {
             match &*k {
                 "type" => ty = value::<StrR, _>(&mut map)?,
                 "text" => text = value::<StrR, _>(&mut map)?,
+                "name" => name = value::<StrR, _>(&mut map)?,
+                "arguments" => args = value::<ArgsR, _>(&mut map)?,
                 _ => {
                     map.next_value::<Skip>()?;
                 }
             }
         }
-        Ok(text.filter(|_| ty.as_deref() == Some("text")))
+        Ok(match ty.as_deref() {
+            Some("text") => (text, None),
+            Some("toolCall") => {
+                let args: [Option<Cow<'de, str>>; 4] = args;
+                let line = tool_call_line(
+                    name.as_deref().unwrap_or(""),
+                    [0, 1, 2, 3].map(|i| args[i].as_deref()),
+                );
+                (None, Some(line))
+            }
+            _ => (None, None),
+        })
+    }
+}
+
+/// The string values of a tool call's [`TOOL_ARG_KEYS`] arguments (none for a non-object).
+struct ArgsR;
+impl<'de> Reader<'de> for ArgsR {
+    type Out = [Option<Cow<'de, str>>; 4];
+    fn map<A: MapAccess<'de>>(mut map: A) -> Result<Self::Out, A::Error> {
+        let mut found: Self::Out = Default::default();
+        while let Some(Key(k)) = map.next_key()? {
+            match TOOL_ARG_KEYS.iter().position(|key| *key == k) {
+                Some(i) => found[i] = value::<StrR, _>(&mut map)?,
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -353,14 +404,17 @@ impl<'de> Reader<'de> for MessageR {
                 "role" => m.role = value::<StrR, _>(&mut map)?,
                 "timestamp" => m.timestamp = value::<NumR, _>(&mut map)?,
                 "usage" => m.usage = Some(value::<UsageR, _>(&mut map)?),
+                "stopReason" => m.stop_reason = value::<StrR, _>(&mut map)?,
+                "model" => m.model = value::<StrR, _>(&mut map)?,
+                "responseModel" => m.response_model = value::<StrR, _>(&mut map)?,
                 "content" => {
                     m.has_content = true;
                     if m.role.is_some() && !listed(&m.role) {
                         map.next_value::<Skip>()?;
-                        m.text = None;
+                        (m.text, m.tools) = (None, None);
                         text_skipped = true;
                     } else {
-                        m.text = value::<ContentR, _>(&mut map)?;
+                        (m.text, m.tools) = value::<ContentR, _>(&mut map)?;
                         text_skipped = false;
                     }
                 }
