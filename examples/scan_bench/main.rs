@@ -170,6 +170,21 @@ fn run(method: &str, data: &[u8]) -> Option<ScanState> {
 
 type Take<'t> = &'t mut dyn FnMut(&EntryFacts<'_>, bool);
 
+/// Adds a tool call's line to a message's tool lines (one a line, empty ones left out), as the
+/// fast path joins them.
+fn push_tool_line(tools: &mut Option<String>, line: String) {
+    if line.is_empty() {
+        return;
+    }
+    match tools {
+        Some(all) => {
+            all.push('\n');
+            all.push_str(&line);
+        }
+        None => *tools = Some(line),
+    }
+}
+
 fn take_line(line: Option<LineFacts<'_>>, take: Take<'_>) -> bool {
     let Some(line) = line else { return false };
     take(&line.facts(), line.ty.as_deref() == Some("session"));
@@ -300,15 +315,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for DContent<'a> {
                                 a.and_then(|a| a.pattern.as_deref()),
                             ],
                         );
-                        if !line.is_empty() {
-                            match &mut tools {
-                                Some(all) => {
-                                    all.push('\n');
-                                    all.push_str(&line);
-                                }
-                                None => tools = Some(line),
-                            }
-                        }
+                        push_tool_line(&mut tools, line);
                     }
                     let Some(t) = b.text.filter(|_| b.ty == Some("text")) else {
                         continue;
@@ -444,15 +451,7 @@ fn sonic_lazy(b: &[u8], take: Take<'_>) -> bool {
                             name.as_ref().and_then(|n| n.as_str()).unwrap_or(""),
                             [0, 1, 2, 3].map(|i| args[i].as_deref()),
                         );
-                        if !line.is_empty() {
-                            match &mut tools {
-                                Some(all) => {
-                                    all.push('\n');
-                                    all.push_str(&line);
-                                }
-                                None => tools = Some(line),
-                            }
-                        }
+                        push_tool_line(&mut tools, line);
                     }
                     if ty.as_ref().and_then(|t| t.as_str()) == Some("text")
                         && let Some(t) = b.get("text")

@@ -313,14 +313,8 @@ impl<'de> Reader<'de> for ContentR {
         let mut out: Option<Cow<'de, str>> = None;
         let mut tools: Option<String> = None;
         while let Some(Read((text, tool))) = seq.next_element::<Read<'de, BlockR>>()? {
-            if let Some(tool) = tool.filter(|t| !t.is_empty()) {
-                match &mut tools {
-                    Some(all) => {
-                        all.push('\n');
-                        all.push_str(&tool);
-                    }
-                    None => tools = Some(tool),
-                }
+            if let Some(tool) = tool {
+                crate::push_tool_line(&mut tools, tool);
             }
             let Some(t) = text else { continue };
             out = Some(match out.take() {

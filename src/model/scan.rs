@@ -189,8 +189,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips `c`, after spaces if any (pi writes none: the byte is looked at first).
     fn expect(&mut self, c: u8) -> Option<()> {
-        self.ws();
+        if self.peek() != Some(c) {
+            self.ws();
+        }
         (self.peek()? == c).then(|| self.i += 1)
     }
 
@@ -319,18 +322,14 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
-    /// Skips `word` if the bytes at the cursor are exactly it. Its length is a constant, so
-    /// the comparison is a few loads, not a call to `memcmp`.
+    /// Skips `word` (a literal, or keys and separators as pi writes them) if the bytes at the
+    /// cursor are exactly it. Its length is a constant, so the comparison is a few loads, not a
+    /// call to `memcmp`.
     #[inline]
     fn bytes<const N: usize>(&mut self, word: &[u8; N]) -> Option<()> {
         let end = self.i + N;
         let here: &[u8; N] = self.b.get(self.i..end)?.try_into().ok()?;
         (here == word).then(|| self.i = end)
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.i + word.len();
-        (self.b.get(self.i..end)? == word).then(|| self.i = end)
     }
 
     /// Validates and skips any value.
@@ -340,9 +339,9 @@ impl<'a> Cursor<'a> {
             b'"' => self.skip_str().map(|_| ()),
             b'{' => self.object(|c, _| c.skip()),
             b'[' => self.array(|c| c.skip()),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
+            b't' => self.bytes(b"true"),
+            b'f' => self.bytes(b"false"),
+            b'n' => self.bytes(b"null"),
             b'-' | b'0'..=b'9' => self.skip_number(),
             _ => None,
         }
@@ -377,12 +376,7 @@ impl<'a> Cursor<'a> {
         let end = key_end(self.b, start)?;
         let key = self.s.get(start..end)?;
         self.i = end + 1;
-        // pi writes the colon right after the key.
-        if self.peek() == Some(b':') {
-            self.i += 1;
-        } else {
-            self.expect(b':')?;
-        }
+        self.expect(b':')?;
         self.ws();
         field(self, key)
     }
@@ -390,6 +384,17 @@ impl<'a> Cursor<'a> {
     /// An array (at `[`): `element` reads each value.
     fn array(&mut self, element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.delimited(b']', element)
+    }
+
+    /// `read`'s value, or `None` with the cursor back where it was: a fast path for one shape
+    /// that gives up leaves the value to the general walk.
+    fn attempt<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        let (i, depth) = (self.i, self.depth);
+        let value = read(self);
+        if value.is_none() {
+            (self.i, self.depth) = (i, depth);
+        }
+        value
     }
 
     /// Enters an object or array (at its opening byte), nesting limited like serde_json's.

@@ -10,11 +10,9 @@ use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 impl<'a> Cursor<'a> {
     /// `usage`: `totalTokens` and `cost.total`; a non-object gives empty facts.
     fn usage(&mut self) -> Option<UsageFacts> {
-        let start = self.i;
-        if let Some(facts) = self.usage_as_pi_writes() {
+        if let Some(facts) = self.attempt(Self::usage_as_pi_writes) {
             return Some(facts);
         }
-        self.i = start;
         self.object_or(UsageFacts::default(), |c| {
             let (mut total, mut cost) = (None, None);
             c.object(|c, k| match k {
@@ -48,24 +46,12 @@ impl<'a> Cursor<'a> {
     /// `None` and the caller walks the object from its start. No key occurs twice and the
     /// nesting is fixed, so the walk's duplicate and depth checks have nothing to find.
     pub(super) fn usage_as_pi_writes(&mut self) -> Option<UsageFacts> {
-        self.bytes(br#"{"input":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","output":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","cacheRead":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","cacheWrite":"#)?;
-        self.skip_number()?;
+        self.bytes(br#"{"#)?;
+        self.token_kinds_as_pi_writes()?;
         self.bytes(br#","totalTokens":"#)?;
         let total_tokens = self.exact_number()?;
-        self.bytes(br#","cost":{"input":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","output":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","cacheRead":"#)?;
-        self.skip_number()?;
-        self.bytes(br#","cacheWrite":"#)?;
-        self.skip_number()?;
+        self.bytes(br#","cost":{"#)?;
+        self.token_kinds_as_pi_writes()?;
         self.bytes(br#","total":"#)?;
         let cost_total = self.exact_number()?;
         self.bytes(b"}")?;
@@ -77,6 +63,19 @@ impl<'a> Cursor<'a> {
             total_tokens: Some(total_tokens),
             cost_total: Some(cost_total),
         })
+    }
+
+    /// `"input":N,"output":N,"cacheRead":N,"cacheWrite":N`: the counts, or their costs, that
+    /// open both `usage` and its `cost`.
+    fn token_kinds_as_pi_writes(&mut self) -> Option<()> {
+        self.bytes(br#""input":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","output":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheRead":"#)?;
+        self.skip_number()?;
+        self.bytes(br#","cacheWrite":"#)?;
+        self.skip_number()
     }
 
     /// A number's value (at its first byte, which must start one).
@@ -272,18 +271,12 @@ impl<'a> Cursor<'a> {
         let (mut seen_message, mut seen_usage, mut seen_details) = (false, false, false);
         let (mut id, mut parent, mut ts, mut name, mut target, mut label, mut summary, mut through) =
             (None, None, None, None, None, None, None, None);
-        let (start, depth) = (self.i, self.depth);
-        let head_read = match self.head_as_pi_writes() {
-            Some([t, i, p, stamp]) => {
-                (seen_ty, e.ty) = (true, t);
-                (id, parent, ts) = (Some(i), Some(p), Some(stamp));
-                true
-            }
-            None => {
-                (self.i, self.depth) = (start, depth);
-                false
-            }
-        };
+        let head = self.attempt(Self::head_as_pi_writes);
+        let head_read = head.is_some();
+        if let Some([t, i, p, stamp]) = head {
+            (seen_ty, e.ty) = (true, t);
+            (id, parent, ts) = (Some(i), Some(p), Some(stamp));
+        }
         // The entry type, once read, decides which fields matter (pi writes `type` first);
         // before it is known every candidate field is kept.
         let mut kind = seen_ty.then(|| EntryKind::from_type(e.ty.as_deref().unwrap_or("")));

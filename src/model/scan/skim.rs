@@ -90,9 +90,9 @@ fn value<'a>(c: &mut Cursor<'a>, level: u32, shorten: bool, elided: &mut bool) -
             })?;
             Some(Value::Array(items))
         }
-        b't' => c.literal(b"true").map(|()| Value::Bool(true)),
-        b'f' => c.literal(b"false").map(|()| Value::Bool(false)),
-        b'n' => c.literal(b"null").map(|()| Value::Null),
+        b't' => c.bytes(b"true").map(|()| Value::Bool(true)),
+        b'f' => c.bytes(b"false").map(|()| Value::Bool(false)),
+        b'n' => c.bytes(b"null").map(|()| Value::Null),
         b'-' | b'0'..=b'9' => {
             let start = c.i;
             c.number(false)?;
@@ -178,7 +178,7 @@ impl Content {
             b'"' => (out.text, out.has_text) = text_head(c, TEXT_CHARS, true)?,
             b'[' => c.array(|c| out.block(c))?,
             b'n' => {
-                c.literal(b"null")?;
+                c.bytes(b"null")?;
                 out.is_null = true;
             }
             _ => c.skip()?,

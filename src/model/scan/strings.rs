@@ -62,26 +62,30 @@ pub(super) fn key_end(b: &[u8], start: usize) -> Option<usize> {
     let at = match b.get(start..start + 16) {
         Some(probe) => {
             let m = masks16(probe.try_into().ok()?);
-            let stops = m.quote | m.backslash;
-            if stops == 0 {
-                start + 16 + memchr::memchr2(b'"', b'\\', b.get(start + 16..)?)?
-            } else {
-                start + stops.trailing_zeros() as usize
+            match m.quote | m.backslash {
+                0 => first_stop(b, start + 16)?,
+                stops => start + stops.trailing_zeros() as usize,
             }
         }
-        None => start + memchr::memchr2(b'"', b'\\', b.get(start..)?)?,
+        None => first_stop(b, start)?,
     };
     (*b.get(at)? == b'"').then_some(at)
 }
 
+/// The first quote or backslash from `start`: `memchr2`, AVX2 when the CPU has it (chosen at
+/// run time).
+fn first_stop(b: &[u8], start: usize) -> Option<usize> {
+    Some(start + memchr::memchr2(b'"', b'\\', b.get(start..)?)?)
+}
+
 /// [`string_end`] of a string whose first 16 bytes are plain, from `start` (just after them).
 /// Such a string is often long and plain up to its end or its first escape (a signature, the
-/// start of a tool's output): `memchr2` (AVX2 when the CPU has it, chosen at run time) finds
-/// the first quote or backslash faster than the blocks would. A quote there ends a string
+/// start of a tool's output): [`first_stop`] finds the first quote or backslash faster than
+/// the blocks would. A quote there ends a string
 /// without escapes; at a backslash the blocks take over.
 #[inline(never)]
 fn string_end_long(b: &[u8], start: usize) -> Option<(usize, bool)> {
-    let at = start + memchr::memchr2(b'"', b'\\', b.get(start..)?)?;
+    let at = first_stop(b, start)?;
     match b.get(at)? {
         b'"' => Some((at, false)),
         // Not escaped: the byte before it is plain (the first backslash from `start`).
