@@ -6,17 +6,77 @@ mod common;
 use std::path::Path;
 
 use common::AWKWARD;
+use grove::model::info::SessionInfo;
+use grove::storage::fastscan::{ParseMode, Texts, scan_with};
 use grove::storage::read::{scan_info, scan_info_full};
 use proptest::prelude::*;
 
+/// The fast scan equals the full parse; and a scan that skips the searchable text (a listing
+/// that neither searches nor stores it) equals the fast one but for that text, left empty.
 fn assert_same(path: &Path) {
     let fast = scan_info(path, None);
     let full = scan_info_full(path, None);
+    let skipping = |mode| {
+        scan_with(path, None, mode, None, Texts::Skip, &mut |_, _| {})
+            .map(|s| s.info)
+            .ok()
+    };
+    let without_text = |info: &SessionInfo| SessionInfo {
+        all_messages_text: String::new(),
+        tool_text: String::new(),
+        ..info.clone()
+    };
     match (fast, full) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b, "{}", path.display()),
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b, "{}", path.display());
+            for mode in [ParseMode::Fast, ParseMode::Full] {
+                match skipping(mode) {
+                    Some(Ok(s)) => assert_eq!(s, without_text(&a), "{}", path.display()),
+                    other => panic!("{}: {mode:?} without text: {other:?}", path.display()),
+                }
+            }
+        }
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
         (a, b) => panic!("{}: fast {a:?} vs full {b:?}", path.display()),
     }
+}
+
+#[test]
+fn a_scan_without_text_gathers_none_and_keeps_the_first_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let lines = [
+        HEADER,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-02T03:04:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"before any user"},{"type":"toolCall","id":"c","name":"bash","arguments":{"command":"ls"}}]}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-02T03:04:07.000Z","message":{"role":"user","content":""}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-02T03:04:08.000Z","message":{"role":"user","content":"first\nquestion"}}"#,
+        r#"{"type":"message","id":"d","parentId":"c","timestamp":"2025-01-02T03:04:09.000Z","message":{"role":"assistant","content":[{"type":"text","text":"an answer"}]}}"#,
+        r#"{"type":"message","id":"e","parentId":"d","timestamp":"2025-01-02T03:04:10.000Z","message":{"role":"user","content":"second"}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let gathered = scan_info(&path, None).unwrap();
+    assert_eq!(
+        gathered.all_messages_text,
+        "before any user first\nquestion an answer second"
+    );
+    assert_eq!(gathered.tool_text, "bash ls");
+    assert_same(&path);
+    let s = scan_with(
+        &path,
+        None,
+        ParseMode::Fast,
+        None,
+        Texts::Skip,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let info = s.info.unwrap();
+    assert_eq!(info.first_message, "first\nquestion");
+    assert_eq!(
+        (info.all_messages_text.as_str(), info.tool_text.as_str()),
+        ("", "")
+    );
+    assert_eq!(info.message_count, 5);
 }
 
 #[test]

@@ -127,6 +127,18 @@ pub type IdMap = HashMap<CompactString, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
 
+/// Which message text a parse gathers ([`InfoBuilder::gather`]): a fast reader may skip
+/// over what the builder would drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gather {
+    /// User and assistant text and tool calls.
+    All,
+    /// User text only (the first user message is not known yet).
+    FirstUserText,
+    /// No message text.
+    Nothing,
+}
+
 /// Accumulates [`SessionInfo`] fields entry by entry.
 ///
 /// Serializable so an index can store it and resume a file that only grew.
@@ -158,6 +170,10 @@ pub struct InfoBuilder {
     last_stop_reason: Option<String>,
     #[serde(default)]
     last_model: Option<String>,
+    /// grove: the message text and tool-call text are not gathered (a listing that shows
+    /// neither: only the first user message is kept). Never stored: a stored state gathers.
+    #[serde(skip)]
+    skip_text: bool,
 }
 
 impl InfoBuilder {
@@ -183,6 +199,21 @@ impl InfoBuilder {
     /// True when the file holds records only Atomic writes.
     pub fn has_atomic_markers(&self) -> bool {
         self.atomic_markers
+    }
+
+    /// Stops gathering the message text and tool-call text (a listing that shows neither):
+    /// the other fields, the first user message among them, are as before.
+    pub fn skip_text(&mut self) {
+        self.skip_text = true;
+    }
+
+    /// What the next message's parse must gather (see [`Gather`]).
+    pub fn gather(&self) -> Gather {
+        match (self.skip_text, self.first_message.is_some()) {
+            (false, _) => Gather::All,
+            (true, false) => Gather::FirstUserText,
+            (true, true) => Gather::Nothing,
+        }
     }
 
     /// The text gathered so far (what [`SessionInfo::all_messages_text`] will be).
@@ -314,7 +345,7 @@ impl InfoBuilder {
         if !m.has_content {
             return;
         }
-        if let Some(tools) = m.tools.filter(|t| !t.is_empty()) {
+        if let Some(tools) = m.tools.filter(|t| !t.is_empty() && !self.skip_text) {
             if !self.tools.is_empty() {
                 self.tools.push('\n');
             }
@@ -335,6 +366,9 @@ impl InfoBuilder {
         }
         if role == Some("user") && self.first_message.is_none() {
             self.first_message = Some(text.to_owned());
+        }
+        if self.skip_text {
+            return;
         }
         if !self.texts.is_empty() {
             self.texts.push(' ');

@@ -49,6 +49,7 @@ use std::borrow::Cow;
 
 use crate::model::entry::EntryKind;
 use crate::model::facts::{EntryFacts, MessageFacts, UsageFacts};
+use crate::model::info::Gather;
 
 mod fields;
 mod simd;
@@ -126,16 +127,22 @@ impl LiteEntry<'_> {
 /// Parses an entry line on the fast path; `None` sends it to the full parse.
 pub(crate) fn parse_lite(bytes: &[u8]) -> Option<LiteEntry<'_>> {
     let mut entry = LiteEntry::default();
-    parse_lite_into(bytes, &mut entry).then_some(entry)
+    parse_lite_into(bytes, &mut entry, Gather::All).then_some(entry)
 }
 
 /// [`parse_lite`] into `entry` (which must be empty): true when the line was taken (`entry`
 /// is then the line's; else it is to be dropped). Filling the caller's entry in place saves
-/// moving the ~500-byte entry through each return (four copies a line).
-pub(crate) fn parse_lite_into<'a>(bytes: &'a [u8], entry: &mut LiteEntry<'a>) -> bool {
+/// moving the ~500-byte entry through each return (four copies a line). A message's text
+/// and tool calls are read only as far as `gather` asks (the rest is validated, not copied).
+pub(crate) fn parse_lite_into<'a>(
+    bytes: &'a [u8],
+    entry: &mut LiteEntry<'a>,
+    gather: Gather,
+) -> bool {
     let Some(mut cur) = Cursor::new(bytes) else {
         return false;
     };
+    cur.gather = gather;
     cur.ws();
     if cur.peek() != Some(b'{') || cur.root(entry).is_none() {
         return false;
@@ -156,6 +163,8 @@ struct Cursor<'a> {
     b: &'a [u8],
     i: usize,
     depth: u32,
+    /// Which message text to read (see [`Gather`]).
+    gather: Gather,
 }
 
 impl<'a> Cursor<'a> {
@@ -174,6 +183,7 @@ impl<'a> Cursor<'a> {
             b: line,
             i: 0,
             depth: 0,
+            gather: Gather::All,
         })
     }
 
@@ -448,8 +458,11 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
-    /// `as_str`: `Some(None)` for a value of another kind.
+    /// `as_str`: `Some(None)` for a value of another kind. Spaces before the value are
+    /// skipped first: a reader of pi's exact shape calls it right after a colon (see
+    /// [`Cursor::head_as_pi_writes`]), and `"id": "c3"` is a string there too.
     fn str_value(&mut self) -> Option<Option<Cow<'a, str>>> {
+        self.ws();
         if self.peek()? == b'"' {
             self.string().map(Some)
         } else {

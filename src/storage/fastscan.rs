@@ -90,7 +90,10 @@ impl ScanState {
 
     fn line(&mut self, line: &RawLine<'_>, mode: ParseMode) {
         let mut entry = LiteEntry::default();
-        if mode == ParseMode::Fast && self.objects > 0 && parse_lite_into(line.bytes, &mut entry) {
+        if mode == ParseMode::Fast
+            && self.objects > 0
+            && parse_lite_into(line.bytes, &mut entry, self.builder.gather())
+        {
             self.objects += 1;
             if entry.ty.as_deref() == Some("session") {
                 self.issues += 1;
@@ -241,15 +244,25 @@ pub fn scan(
     mode: ParseMode,
     resume: Option<ScanState>,
 ) -> Result<Scanned, ReadError> {
-    scan_with(path, agent, mode, resume, &mut |_, _| {})
+    scan_with(path, agent, mode, resume, Texts::Gather, &mut |_, _| {})
 }
 
-/// [`scan`], handing `on_line` each complete line read (its offset and bytes).
+/// Whether a scan gathers the message text and tool-call text (the listing's searchable
+/// text): a listing that neither searches nor stores it skips copying it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Texts {
+    Gather,
+    Skip,
+}
+
+/// [`scan`], handing `on_line` each complete line read (its offset and bytes); with
+/// [`Texts::Skip`] the listing's text and tool text stay empty.
 pub fn scan_with(
     path: &Path,
     agent: Option<Dialect>,
     mode: ParseMode,
     resume: Option<ScanState>,
+    texts: Texts,
     on_line: &mut dyn FnMut(u64, &[u8]),
 ) -> Result<Scanned, ReadError> {
     let (mut file, meta) = open_regular(path)?;
@@ -258,6 +271,9 @@ pub fn scan_with(
         source: e,
     };
     let mut state = resume.unwrap_or_default();
+    if texts == Texts::Skip {
+        state.builder.skip_text();
+    }
     if state.offset > 0 {
         file.seek(SeekFrom::Start(state.offset)).map_err(io_err)?;
     }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use super::{Cursor, LiteEntry, LiteMessage, once, once_seen};
 use crate::model::entry::EntryKind;
 use crate::model::facts::UsageFacts;
+use crate::model::info::Gather;
 use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 
 impl<'a> Cursor<'a> {
@@ -219,10 +220,17 @@ impl<'a> Cursor<'a> {
                 "responseModel" => once(&mut response_model, c.str_value()?),
                 "content" => {
                     // Text is only listed for user and assistant messages: once the role is
-                    // known to be another (pi writes it first), the content is only validated.
-                    let wanted = role.as_ref().is_none_or(|r: &Option<Cow<str>>| {
-                        matches!(r.as_deref(), Some("user" | "assistant"))
-                    });
+                    // known to be another (pi writes it first), or one whose text is not
+                    // gathered, the content is only validated.
+                    let gather = c.gather;
+                    let wanted = gather != Gather::Nothing
+                        && role
+                            .as_ref()
+                            .is_none_or(|r: &Option<Cow<str>>| match r.as_deref() {
+                                Some("user") => true,
+                                Some("assistant") => gather == Gather::All,
+                                _ => false,
+                            });
                     let value = if wanted {
                         c.content(&mut tools)?
                     } else {

@@ -224,6 +224,10 @@ fn an_entry_head_in_pi_shape_reads_as_the_walk_does() {
         format!("{head},\"id\":\"again\"{rest}"),
         format!("{head},\"type\":\"label\"{rest}"),
         format!("{head} ,\"x\":[1, 2] {rest}"),
+        // Spaces after a colon: the value is still the string (not "another kind").
+        format!("{head}{rest}").replace(r#""id":"#, r#""id": "#),
+        format!("{head}{rest}").replace(r#""parentId":"#, r#""parentId":  "#),
+        format!("{head}{rest}").replace(r#""type":"#, r#""type": "#),
         // Read by the head, refused by the walk after it (no closing brace).
         head.to_string(),
     ];

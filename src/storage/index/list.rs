@@ -228,7 +228,7 @@ impl Index {
                 items
                     .into_par_iter()
                     .for_each_with(tx, |tx, (i, file, prior)| {
-                        let _ = tx.send((i, rescan(&file, prior, enabled)));
+                        let _ = tx.send((i, rescan(&file, prior, enabled, opts.with_text)));
                     });
             });
             let (mut committed, mut uncommitted) = (Instant::now(), 0);

@@ -13,7 +13,7 @@ use super::nodes::{self, Delta};
 use super::{fresh, state_bound};
 use crate::model::context::Dialect;
 use crate::model::info::{IdMap, SessionInfo};
-use crate::storage::fastscan::{ParseMode, ScanState, Scanned, scan_with};
+use crate::storage::fastscan::{ParseMode, ScanState, Scanned, Texts, scan_with};
 use crate::storage::open::ReadError;
 use crate::storage::roots::FoundFile;
 
@@ -129,12 +129,19 @@ enum OldIds {
 }
 
 /// Reads a new or changed file: resumed from the stored state when the file only grew and the
-/// checked windows are unchanged (see [`fresh`]).
+/// checked windows are unchanged (see [`fresh`]). Without `keep_state` nor `with_text` the
+/// listing's text is not gathered (nothing would store or search it).
 pub(super) fn rescan(
     file: &FoundFile,
     prior: Option<Prior>,
     keep_state: bool,
+    with_text: bool,
 ) -> Result<Rescanned, ReadError> {
+    let texts = if keep_state || with_text {
+        Texts::Gather
+    } else {
+        Texts::Skip
+    };
     // A large file's entry offsets, gathered on the way (see `offsets`).
     let large = keep_state
         && fs::metadata(&file.path).is_ok_and(|m| m.len() >= super::offsets::MIN_FILE_BYTES);
@@ -151,6 +158,7 @@ pub(super) fn rescan(
             file.agent,
             ParseMode::Fast,
             resume,
+            texts,
             &mut on_line,
         )
     };
@@ -201,9 +209,9 @@ pub(super) fn rescan(
                 (serde_json::to_vec(&settled.changed).ok(), false)
             }
             // Stored ids that do not read: the file is read whole.
-            None => return rescan(file, None, keep_state),
+            None => return rescan(file, None, keep_state, with_text),
         },
-        (Some(OldIds::Delta(_)), None) => return rescan(file, None, keep_state),
+        (Some(OldIds::Delta(_)), None) => return rescan(file, None, keep_state, with_text),
         (Some(OldIds::All(old)), Some((_, ids, _))) => (
             nodes::changed(&old, ids).and_then(|c| serde_json::to_vec(&c).ok()),
             true,
