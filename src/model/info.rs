@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::context::Dialect;
 use super::entry::{Entry, EntryKind, Header, Workflow, format_iso_ms, parse_iso_ms};
-pub use super::facts::{EntryFacts, MessageFacts, UsageFacts};
+pub use super::facts::{EntryFacts, Gather, MessageFacts, UsageFacts};
 use super::search::tool_call_text;
 use super::tree::NameState;
 
@@ -126,18 +126,6 @@ impl From<&Header> for HeaderFacts {
 pub type IdMap = HashMap<CompactString, u8, foldhash::fast::RandomState>;
 const IS_ID: u8 = 1;
 const IS_PARENT: u8 = 2;
-
-/// Which message text a parse gathers ([`InfoBuilder::gather`]): a fast reader may skip
-/// over what the builder would drop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gather {
-    /// User and assistant text and tool calls.
-    All,
-    /// User text only (the first user message is not known yet).
-    FirstUserText,
-    /// No message text.
-    Nothing,
-}
 
 /// Accumulates [`SessionInfo`] fields entry by entry.
 ///

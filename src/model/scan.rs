@@ -48,8 +48,7 @@
 use std::borrow::Cow;
 
 use crate::model::entry::EntryKind;
-use crate::model::facts::{EntryFacts, MessageFacts, UsageFacts};
-use crate::model::info::Gather;
+use crate::model::facts::{EntryFacts, Gather, MessageFacts, UsageFacts};
 
 mod fields;
 mod simd;

@@ -4,8 +4,7 @@ use std::borrow::Cow;
 
 use super::{Cursor, LiteEntry, LiteMessage, once, once_seen};
 use crate::model::entry::EntryKind;
-use crate::model::facts::UsageFacts;
-use crate::model::info::Gather;
+use crate::model::facts::{Gather, UsageFacts};
 use crate::model::search::{TOOL_ARG_KEYS, tool_call_line};
 
 impl<'a> Cursor<'a> {
