@@ -341,9 +341,10 @@ impl<'a> Cursor<'a> {
         (here == word).then(|| self.i = end)
     }
 
-    /// Validates and skips any value.
+    /// Validates and skips any value, at its first byte: every caller is where the spaces
+    /// before a value were skipped (after a colon, a comma or an opening bracket), or reads
+    /// pi's exact shape, where a space gives up (`None`) and the walk takes the value.
     fn skip(&mut self) -> Option<()> {
-        self.ws();
         match self.peek()? {
             b'"' => self.skip_str().map(|_| ()),
             b'{' => self.object(|c, _| c.skip()),
@@ -457,11 +458,10 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
-    /// `as_str`: `Some(None)` for a value of another kind. Spaces before the value are
-    /// skipped first: a reader of pi's exact shape calls it right after a colon (see
-    /// [`Cursor::head_as_pi_writes`]), and `"id": "c3"` is a string there too.
+    /// `as_str`: `Some(None)` for a value of another kind. At a space (a reader of pi's exact
+    /// shape calls it right after a colon, see [`Cursor::head_as_pi_writes`]) `None`, as
+    /// [`Cursor::skip`] gives: the walk then reads `"id": "c3"` from the object's start.
     fn str_value(&mut self) -> Option<Option<Cow<'a, str>>> {
-        self.ws();
         if self.peek()? == b'"' {
             self.string().map(Some)
         } else {

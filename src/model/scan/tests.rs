@@ -224,14 +224,15 @@ fn an_entry_head_in_pi_shape_reads_as_the_walk_does() {
         format!("{head},\"id\":\"again\"{rest}"),
         format!("{head},\"type\":\"label\"{rest}"),
         format!("{head} ,\"x\":[1, 2] {rest}"),
-        // Spaces after a colon: the value is still the string (not "another kind").
-        format!("{head}{rest}").replace(r#""id":"#, r#""id": "#),
-        format!("{head}{rest}").replace(r#""parentId":"#, r#""parentId":  "#),
-        format!("{head}{rest}").replace(r#""type":"#, r#""type": "#),
         // Read by the head, refused by the walk after it (no closing brace).
         head.to_string(),
     ];
     let other = [
+        // Spaces after a colon: left to the walk, which reads the string (taking `"c3"` for
+        // a value of another kind lost the entry's id).
+        format!("{head}{rest}").replace(r#""id":"#, r#""id": "#),
+        format!("{head}{rest}").replace(r#""parentId":"#, r#""parentId":  "#),
+        format!("{head}{rest}").replace(r#""type":"#, r#""type": "#),
         format!("{head}{rest}").replace(r#""id":"#, r#""id" :"#),
         format!("{head}{rest}").replace(r#","parentId""#, r#", "parentId""#),
         r#"{"id":"a","type":"message","parentId":null,"timestamp":"t"}"#.to_string(),
