@@ -224,6 +224,12 @@ impl InfoBuilder {
         std::mem::take(&mut self.nodes)
     }
 
+    /// Makes room for about `ids` more entry ids (a scan's guess from the file's size), so the
+    /// map is not rebuilt each time it doubles.
+    pub fn reserve_nodes(&mut self, ids: usize) {
+        self.nodes.reserve(ids);
+    }
+
     /// Puts back ids taken with [`InfoBuilder::take_nodes`] (or a stored part of them).
     pub fn restore_nodes(&mut self, nodes: IdMap) {
         self.nodes = nodes;

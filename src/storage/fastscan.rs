@@ -271,6 +271,14 @@ pub fn scan_with(
         source: e,
     };
     let mut state = resume.unwrap_or_default();
+    if state.offset == 0 {
+        // pi writes ~2 KB an entry; the guess is capped (a file of a few huge lines would
+        // otherwise reserve for entries it does not have).
+        let guess = meta.len() / BYTES_PER_ENTRY_GUESS;
+        state
+            .builder
+            .reserve_nodes(usize::try_from(guess.min(MAX_RESERVED_IDS)).unwrap_or(0));
+    }
     if texts == Texts::Skip {
         state.builder.skip_text();
     }
@@ -384,6 +392,11 @@ pub fn scan_bytes_with(data: &[u8], lite: LiteReader<'_>) -> ScanState {
     }
     state
 }
+
+/// A new scan makes room in its id map for one id per this many bytes of the file...
+const BYTES_PER_ENTRY_GUESS: u64 = 2048;
+/// ... and for at most this many.
+const MAX_RESERVED_IDS: u64 = 1 << 16;
 
 /// Files are read in chunks of this size into a per-thread buffer reused from file to file: small
 /// enough to stay in the CPU cache between the kernel's copy and the scan (reading whole files
