@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::batch::Batch;
 use super::db::{self, Chunks, Db, FileKey, NewRow, NewText, Row, StateParts};
 use super::matched::{Matched, StoredLens};
 use super::rescan::{Prior, Rescanned, rescan};
@@ -157,6 +158,7 @@ impl Index {
             gone,
             ..
         } = self.match_rows(&found, roots, opts.with_text);
+        let sizes: Vec<u64> = found.iter().map(|(_, key)| key.size).collect();
         let mut found: Vec<Option<FoundFile>> = found.into_iter().map(|(f, _)| Some(f)).collect();
         for (info, &i) in sessions.iter_mut().zip(&owners) {
             if let Some(f) = found[i].as_mut() {
@@ -172,12 +174,13 @@ impl Index {
                 });
             }
         }
-        let mut todo: Vec<(FoundFile, Option<Row>)> = Vec::new();
+        // Each file to read, its stored row if any, and its size.
+        let mut todo: Vec<(FoundFile, Option<Row>, u64)> = Vec::new();
         for (i, f) in found.into_iter().enumerate() {
             if let Some(f) = f
                 && !done[i]
             {
-                todo.push((f, stale.remove(&i)));
+                todo.push((f, stale.remove(&i), sizes[i]));
             }
         }
         if opts.with_text && !session_rows.is_empty() {
@@ -196,13 +199,13 @@ impl Index {
 
         // New and changed files: their stored states loaded here (the database is this
         // thread's), read in parallel, rows written here as results arrive.
-        let todo: Vec<(FoundFile, Option<Row>, Option<Prior>)> = todo
+        let todo: Vec<(FoundFile, Option<Row>, Option<Prior>, u64)> = todo
             .into_iter()
-            .map(|(f, row)| {
+            .map(|(f, row, size)| {
                 let prior = row
                     .as_ref()
                     .and_then(|r| Prior::load(self.db.as_ref()?, &f.path, r));
-                (f, row, prior)
+                (f, row, prior, size)
             })
             .collect();
         let mut writing = false;
@@ -210,14 +213,14 @@ impl Index {
         if enabled && (!todo.is_empty() || !gone.is_empty()) {
             writing = self.begin();
         }
-        let (tx, rx) = mpsc::sync_channel::<(usize, Result<Rescanned, ReadError>)>(64);
+        let (tx, rx) = mpsc::sync_channel::<Vec<(usize, Result<Rescanned, ReadError>)>>(64);
         let mut todo_rows: Vec<Option<Row>> = Vec::with_capacity(todo.len());
         let mut paths: Vec<FoundFile> = Vec::with_capacity(todo.len());
-        let mut items: Vec<(usize, FoundFile, Option<Prior>)> = Vec::with_capacity(todo.len());
-        for (i, (f, row, prior)) in todo.into_iter().enumerate() {
+        let mut items: Vec<(usize, FoundFile, Option<Prior>, u64)> = Vec::with_capacity(todo.len());
+        for (i, (f, row, prior, size)) in todo.into_iter().enumerate() {
             todo_rows.push(row);
             paths.push(f.clone());
-            items.push((i, f, prior));
+            items.push((i, f, prior, size));
         }
         std::thread::scope(|s| {
             s.spawn(move || {
@@ -225,14 +228,20 @@ impl Index {
                 if items.is_empty() {
                     return;
                 }
+                // Results in batches (see `batch`): each reading thread's own, the rest of
+                // each sent when its part of the files is done.
                 items
                     .into_par_iter()
-                    .for_each_with(tx, |tx, (i, file, prior)| {
-                        let _ = tx.send((i, rescan(&file, prior, enabled, opts.with_text)));
-                    });
+                    .fold(Batch::default, |mut batch, (i, file, prior, size)| {
+                        batch.before(size, &tx);
+                        let result = rescan(&file, prior, enabled, opts.with_text);
+                        batch.push((i, result), &tx);
+                        batch
+                    })
+                    .for_each(|mut batch| batch.send(&tx));
             });
             let (mut committed, mut uncommitted) = (Instant::now(), 0);
-            for (i, result) in rx {
+            for (i, result) in rx.into_iter().flatten() {
                 if writing && (uncommitted >= COMMIT_ROWS || committed.elapsed() >= COMMIT_EVERY) {
                     writing = self.commit_and_continue();
                     (committed, uncommitted) = (Instant::now(), 0);
@@ -296,7 +305,7 @@ impl Index {
         &self,
         sessions: &mut Vec<SessionInfo>,
         session_rows: &[StoredLens],
-        todo: &mut Vec<(FoundFile, Option<Row>)>,
+        todo: &mut Vec<(FoundFile, Option<Row>, u64)>,
     ) {
         let Some(db) = &self.db else { return };
         let wanted = |len: fn(&StoredLens) -> u64| -> HashMap<i64, u64> {
@@ -326,6 +335,7 @@ impl Index {
                         agent: r.agent,
                     },
                     None,
+                    info.bytes,
                 ));
             }
         }

@@ -33,6 +33,7 @@
 //! state many times its size): a row that does not fit is rescanned, never allocated for. A
 //! write ([`write`]) checks the file itself before trusting the row.
 
+mod batch;
 pub mod db;
 pub mod fresh;
 mod ids;
