@@ -388,3 +388,45 @@ fn string_specials_at_every_block_offset_list_identically() {
         assert_same(&path);
     }
 }
+
+/// A scan reads the bytes the file had when it was opened: a line appended while it reads
+/// (an agent writing) is the next listing's, so the listing and the row's size (its
+/// freshness key) describe the same bytes.
+#[test]
+fn a_scan_stops_at_the_size_it_opened() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let line = |id: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2025-01-02T03:04:06.000Z","message":{{"role":"user","content":"hi {id}"}}}}"#
+        )
+    };
+    std::fs::write(&path, format!("{HEADER}\n{}\n", line("a1"))).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut appended = false;
+    let scanned = scan_with(
+        &path,
+        None,
+        ParseMode::Fast,
+        None,
+        Texts::Gather,
+        &mut |_, _| {
+            if !appended {
+                appended = true;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                writeln!(f, "{}", line("b2")).unwrap();
+            }
+        },
+    )
+    .unwrap();
+    assert!(appended);
+    assert_eq!((scanned.bytes_read, scanned.meta.len()), (size, size));
+    let info = scanned.info.unwrap();
+    assert_eq!((info.message_count, info.bytes), (1, size));
+    // The next scan reads the appended line.
+    assert_eq!(scan_info(&path, None).unwrap().message_count, 2);
+}

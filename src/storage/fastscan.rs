@@ -2,8 +2,7 @@
 //! line read by the model's fast parser ([`crate::model::scan`]) and, when it gives up, by the
 //! full parse. Lines are read in bounded memory ([`crate::model::lines`]).
 
-use std::fs::File;
-use std::io::{Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::open::{ReadError, mtime_ms, open_regular};
@@ -287,7 +286,10 @@ pub fn scan_with(
     }
     // `tail` is the state including a torn last line, which `state` must not contain.
     let mut tail: Option<ScanState> = None;
-    let bytes_read = read_lines(&mut file, state.offset, state.lines, |line| {
+    // Up to the size taken before reading: bytes appended meanwhile are the next listing's
+    // (the row's key is this size), and the read that would find the end is not made.
+    let rest = meta.len().saturating_sub(state.offset);
+    let bytes_read = read_lines((&mut file).take(rest), state.offset, state.lines, |line| {
         let (number, offset, len, terminated) = match &line {
             Line::Whole(l) => (l.number, l.offset, l.bytes.len() as u64, l.terminated),
             Line::TooLong(l) => (l.number, l.offset, l.bytes, l.terminated),
@@ -412,7 +414,7 @@ thread_local! {
 /// [`for_each_line_in`] over a reused per-thread buffer (in bounded memory: a line of
 /// [`crate::model::parse::MAX_LINE_BYTES`] or more is skipped). Returns the bytes read.
 fn read_lines(
-    file: &mut File,
+    mut file: impl Read,
     start_offset: u64,
     start_line: usize,
     mut f: impl FnMut(Line<'_>),
@@ -424,7 +426,7 @@ fn read_lines(
             Ok(ref mut b) => &mut **b,
             Err(_) => &mut own,
         };
-        let result = for_each_line_in(&mut *file, buf, CHUNK, start_offset, start_line, &mut f);
+        let result = for_each_line_in(&mut file, buf, CHUNK, start_offset, start_line, &mut f);
         if buf.len() > KEEP_MAX {
             *buf = Vec::new();
         }
