@@ -143,8 +143,8 @@ impl<'a> EntryFacts<'a> {
     }
 }
 
-/// Which message text a parse gathers ([`crate::model::info::InfoBuilder::gather`]): a fast reader may skip
-/// over what the builder would drop.
+/// Which message text a parse gathers ([`crate::model::info::InfoBuilder::gather`]): a fast
+/// reader may skip over what the builder would drop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gather {
     /// User and assistant text and tool calls.
