@@ -291,20 +291,35 @@ impl Db {
                 id
             }
             None => {
-                let id = self
+                let inserted: Option<i64> = self
                     .conn
                     .prepare_cached(
                         "INSERT INTO sessions(path, dev, ino, size, mtime_ns, ctime_ns, fields,
                          row_hash) VALUES (?1, 0, 0, 0, 0, 0, x'', 0)
-                         ON CONFLICT(path) DO UPDATE SET size = 0 RETURNING id",
+                         ON CONFLICT(path) DO NOTHING RETURNING id",
                     )?
-                    .query_row([&pb], |r| r.get(0))?;
-                for t in ["texts", "tools", "state_nodes"] {
-                    self.conn
-                        .prepare_cached(&format!("DELETE FROM {t} WHERE session = ?1"))?
-                        .execute([id])?;
+                    .query_row([&pb], |r| r.get(0))
+                    .optional()?;
+                match inserted {
+                    // A new row has no chunks (a removed row's went with it: ON DELETE
+                    // CASCADE), so nothing to delete: a cache's first fill skips three
+                    // statements a session.
+                    Some(id) => id,
+                    None => {
+                        let id = self
+                            .conn
+                            .prepare_cached(
+                                "UPDATE sessions SET size = 0 WHERE path = ?1 RETURNING id",
+                            )?
+                            .query_row([&pb], |r| r.get(0))?;
+                        for t in ["texts", "tools", "state_nodes"] {
+                            self.conn
+                                .prepare_cached(&format!("DELETE FROM {t} WHERE session = ?1"))?
+                                .execute([id])?;
+                        }
+                        id
+                    }
                 }
-                id
             }
         };
         let mut written = 0u64;
