@@ -48,3 +48,148 @@ pub fn hashes(path: &Path, offset: u64) -> io::Result<(u64, u64)> {
 /// to know that text came before (it then puts a space before the next message's), so the
 /// stored text is neither read nor rewritten; the new text is what follows this mark.
 pub const TEXT_MARK: &str = "\0";
+
+/// The bytes of the two windows [`hashes`] reads, taken from the lines a scan hands over
+/// (each complete line, its offset and bytes without the `\n`), so that a file's scan from the
+/// start does not open and read it again for them. A line not handed over (too long to hold)
+/// leaves a gap: a window it touches is not known, and [`Windows::hashes`] gives `None`.
+#[derive(Default)]
+pub struct Windows {
+    /// The file's bytes `[0, head.len())`, at most [`HEAD_BLOCK`] of them.
+    head: Vec<u8>,
+    /// The file's bytes `[tail_start, end)`, kept only for lines ending after `tail_from`.
+    tail: Vec<u8>,
+    tail_start: u64,
+    tail_from: u64,
+    /// The end of the last line handed over.
+    end: u64,
+}
+
+impl Windows {
+    /// Windows for a scan from the start of a file of `size` bytes: the tail window is kept
+    /// for the lines that end in its last [`TAIL_BLOCK`] bytes (where a scan that reads to the
+    /// end stops).
+    pub fn new(size: u64) -> Windows {
+        Windows {
+            tail_from: size.saturating_sub(TAIL_BLOCK),
+            ..Windows::default()
+        }
+    }
+
+    /// The line of `bytes` (without its `\n`) at `at`.
+    pub fn line(&mut self, at: u64, bytes: &[u8]) {
+        let end = at + bytes.len() as u64 + 1;
+        if at == self.head.len() as u64 && self.head.len() < HEAD_BLOCK as usize {
+            let room = HEAD_BLOCK as usize - self.head.len();
+            let line = bytes.get(..room).unwrap_or(bytes);
+            self.head.extend_from_slice(line);
+            if line.len() < room {
+                self.head.push(b'\n');
+            }
+        }
+        if end > self.tail_from {
+            if at != self.end || self.tail.is_empty() {
+                self.tail.clear();
+                self.tail_start = at;
+            }
+            self.tail.extend_from_slice(bytes);
+            self.tail.push(b'\n');
+        }
+        self.end = end;
+    }
+
+    /// What [`hashes`] would give for a scan that stopped at `offset`, if the lines handed
+    /// over hold both windows.
+    pub fn hashes(&self, offset: u64) -> Option<(u64, u64)> {
+        if offset != self.end || offset == 0 || self.tail_start + self.tail.len() as u64 != offset {
+            return None;
+        }
+        let head = self
+            .head
+            .get(..usize::try_from(offset.min(HEAD_BLOCK)).ok()?)?;
+        let from = offset
+            .saturating_sub(TAIL_BLOCK)
+            .checked_sub(self.tail_start)?;
+        let tail = self.tail.get(usize::try_from(from).ok()?..)?;
+        Some((hash(head), hash(tail)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines of these lengths, each ended by `\n`, and the last one without when `torn`.
+    fn file_of(lens: &[usize], torn: bool) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for (i, &n) in lens.iter().enumerate() {
+            bytes.extend((0..n).map(|j| b'a' + ((i * 7 + j) % 26) as u8));
+            if !(torn && i + 1 == lens.len()) {
+                bytes.push(b'\n');
+            }
+        }
+        bytes
+    }
+
+    /// Feeds the complete lines of `bytes` (all but those in `skipped`, as a scan skips a line
+    /// too long to hold); the offset where the scan stops.
+    fn feed(w: &mut Windows, bytes: &[u8], skipped: &[usize]) -> u64 {
+        let mut at = 0;
+        for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let Some(line) = line.strip_suffix(b"\n") else {
+                break;
+            };
+            if !skipped.contains(&i) {
+                w.line(at, line);
+            }
+            at += line.len() as u64 + 1;
+        }
+        at
+    }
+
+    proptest! {
+        /// The windows taken from the lines hash as the file's bytes read again do, and are
+        /// known whenever no line was skipped.
+        #[test]
+        fn windows_from_the_lines_hash_as_the_file_does(
+            lens in prop::collection::vec(0usize..9000, 1..12),
+            torn in any::<bool>(),
+            skipped in prop::collection::vec(0usize..12, 0..2),
+        ) {
+            let bytes = file_of(&lens, torn);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let mut w = Windows::new(bytes.len() as u64);
+            let offset = feed(&mut w, &bytes, &skipped);
+            let from_file = hashes(&path, offset).ok();
+            match w.hashes(offset) {
+                Some(h) => prop_assert_eq!(Some(h), from_file),
+                None => prop_assert!(!skipped.is_empty() || offset == 0 || torn),
+            }
+        }
+    }
+
+    /// A file that ends in a torn line longer than the tail window: the tail is not among the
+    /// lines kept (read from the file instead), the head is.
+    #[test]
+    fn a_long_torn_last_line_leaves_the_tail_unknown() {
+        let bytes = file_of(&[100, 200, 2 * TAIL_BLOCK as usize], true);
+        let mut w = Windows::new(bytes.len() as u64);
+        let offset = feed(&mut w, &bytes, &[]);
+        assert_eq!(offset, 302);
+        assert_eq!(w.hashes(offset), None);
+        assert_eq!(w.head, bytes[..302]);
+    }
+
+    /// A small file's windows overlap: both are its whole content.
+    #[test]
+    fn a_small_file_is_both_windows() {
+        let bytes = file_of(&[10, 20], false);
+        let mut w = Windows::new(bytes.len() as u64);
+        let offset = feed(&mut w, &bytes, &[]);
+        let whole = hash(&bytes);
+        assert_eq!(w.hashes(offset), Some((whole, whole)));
+    }
+}

@@ -142,15 +142,25 @@ pub(super) fn rescan(
     } else {
         Texts::Skip
     };
+    let size = if keep_state {
+        fs::metadata(&file.path).map_or(0, |m| m.len())
+    } else {
+        0
+    };
     // A large file's entry offsets, gathered on the way (see `offsets`).
-    let large = keep_state
-        && fs::metadata(&file.path).is_ok_and(|m| m.len() >= super::offsets::MIN_FILE_BYTES);
+    let large = size >= super::offsets::MIN_FILE_BYTES;
     let mut offsets = super::offsets::OffsetsBuilder::default();
+    // The bytes the stored state's hashes are of, as they go by.
+    let mut windows = fresh::Windows::default();
     let mut scan = |resume: Option<ScanState>| {
         offsets = Default::default();
+        windows = fresh::Windows::new(size);
         let mut on_line = |at: u64, line: &[u8]| {
             if large {
                 offsets.line(at, line)
+            }
+            if keep_state {
+                windows.line(at, line)
             }
         };
         scan_with(
@@ -221,7 +231,7 @@ pub(super) fn rescan(
     };
     let stored = match (split, nodes_changed) {
         (Some((rest, ids, tools)), Some(nodes_changed)) if keep_state => {
-            settled(&file.path, &s.meta, offset).map(|(head_hash, tail_hash)| {
+            settled(&file.path, &s.meta, offset, &windows).map(|(head_hash, tail_hash)| {
                 let stored = Stored {
                     rest,
                     nodes_changed,
@@ -287,11 +297,19 @@ fn resume_with_all(
     Ok(Some((scan(Some(state))?, OldIds::All(all))))
 }
 
-/// The hashes of a state that stopped at `offset`, if the file still looks as it did when it
-/// was read (a file rewritten during the read must not get a state that resumes on the new
-/// content).
-fn settled(path: &Path, before: &fs::Metadata, offset: u64) -> Option<(u64, u64)> {
-    let (head, tail) = fresh::hashes(path, offset).ok()?;
+/// The hashes of a state that stopped at `offset` (of the bytes read when `windows` holds
+/// them, else read again), if the file still looks as it did when it was read (a file
+/// rewritten during the read must not get a state that resumes on the new content).
+fn settled(
+    path: &Path,
+    before: &fs::Metadata,
+    offset: u64,
+    windows: &fresh::Windows,
+) -> Option<(u64, u64)> {
+    let (head, tail) = match windows.hashes(offset) {
+        Some(h) => h,
+        None => fresh::hashes(path, offset).ok()?,
+    };
     let after = fs::metadata(path).ok()?;
     (FileKey::of(&after) == FileKey::of(before)).then_some((head, tail))
 }
