@@ -1,6 +1,6 @@
 //! What a growth costs the cache file (issue "Storage", round five): the listing after a ~4 KB
 //! append writes the pages it changes once, into SQLite's WAL, and leaves the database file
-//! alone (closing does not checkpoint), in 2 KB pages; the WAL is copied into the database and truncated once
+//! alone (closing does not checkpoint), in 4 KB pages; the WAL is copied into the database and truncated once
 //! a commit leaves it past 1 MiB, so it stays small and every page of many growths is copied
 //! once.
 
@@ -13,7 +13,7 @@ use std::path::Path;
 use common::index::{Rng, assert_same, header, list, list_with, message};
 use grove::storage::index::Index;
 
-const PAGE_FRAME: u64 = 2048 + 24;
+const PAGE_FRAME: u64 = 4096 + 24;
 
 fn wal_len(cache: &Path) -> u64 {
     fs::metadata(cache.join("index.sqlite3-wal")).map_or(0, |m| m.len())
@@ -39,7 +39,7 @@ fn a_growth_writes_its_pages_once_into_a_bounded_wal() {
         .unwrap()
         .pragma_query_value(None, "page_size", |r| r.get(0))
         .unwrap();
-    assert_eq!(page_size, 2048);
+    assert_eq!(page_size, 4096);
     let grown = dir.join("s07.jsonl");
     let mut resets = 0;
     let mut growth_frames = Vec::new();

@@ -96,13 +96,16 @@ pub(super) const PREPARE_CHECKS: &[&str] = &[
     "SELECT session, seq, data FROM state_nodes",
 ];
 
-/// The database's page size. A growth of a session changes a handful of pages (its row, its
-/// state, the last page of each chunk table and of their indexes, the header): each is written
-/// whole, so smaller pages write fewer bytes. Measured on the real-pi 1k corpus (docs/bench.md,
-/// round five): ~4.5 KB appended wrote 37 KB of WAL with 4 KB pages, ~20 KB with 2 KB pages,
-/// 16 KB with 1 KB pages; the cold fill took the same instructions with 2 KB pages and ~25%
-/// more system time with 1 KB pages (four times the writes).
-pub(super) const PAGE_SIZE: i64 = 2048;
+/// The database's page size: the file system's block size. A growth of a session changes a
+/// handful of pages (its row, its state, the last page of each chunk table and of their
+/// indexes, the header), each written whole, so smaller pages write fewer bytes; but a page
+/// smaller than a block costs the kernel more for each one written to a new file (every 2 KB
+/// page that starts a 4 KB block had the block's other half zeroed first, and each half took a
+/// `pwrite` of its own: 17.5% of a 10k fill's CPU was `pwrite`). Measured on the real-pi 1k
+/// corpus (docs/bench.md, round twelve): a ~4.1 KB growth writes ~25 KB with 2 KB pages,
+/// ~29 KB with 4 KB pages, 41–57 KB with 8 KB pages; filling the cache took 6% less CPU with
+/// 4 KB pages than with 2 KB (3.6% at 10k), and the warm listing reads half the pages.
+pub(super) const PAGE_SIZE: i64 = 4096;
 
 /// Sets the page size of an empty database; false for a cache made with another (rebuilt).
 ///
@@ -152,7 +155,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.sqlite3");
         let old = Connection::open(&path).unwrap();
-        old.pragma_update(None, "page_size", 4096).unwrap();
+        old.pragma_update(None, "page_size", 2048).unwrap();
         old.execute_batch("CREATE TABLE t(x)").unwrap();
         drop(old);
         assert!(!page_size_is_ours(&Connection::open(&path).unwrap()).unwrap());
