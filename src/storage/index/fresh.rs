@@ -54,7 +54,7 @@ pub const TEXT_MARK: &str = "\0";
 /// start does not open and read it again for them. A line not handed over (too long to hold)
 /// leaves a gap: a window it touches is not known, and [`Windows::hashes`] gives `None`.
 #[derive(Default)]
-pub struct Windows {
+pub(crate) struct Windows {
     /// The file's bytes `[0, head.len())`, at most [`HEAD_BLOCK`] of them.
     head: Vec<u8>,
     /// The file's bytes `[tail_start, end)`, kept only for lines ending after `tail_from`.
@@ -69,7 +69,7 @@ impl Windows {
     /// Windows for a scan from the start of a file of `size` bytes: the tail window is kept
     /// for the lines that end in its last [`TAIL_BLOCK`] bytes (where a scan that reads to the
     /// end stops).
-    pub fn new(size: u64) -> Windows {
+    pub(crate) fn new(size: u64) -> Windows {
         Windows {
             tail_from: size.saturating_sub(TAIL_BLOCK),
             ..Windows::default()
@@ -77,7 +77,7 @@ impl Windows {
     }
 
     /// The line of `bytes` (without its `\n`) at `at`.
-    pub fn line(&mut self, at: u64, bytes: &[u8]) {
+    pub(crate) fn line(&mut self, at: u64, bytes: &[u8]) {
         let end = at + bytes.len() as u64 + 1;
         if at == self.head.len() as u64 && self.head.len() < HEAD_BLOCK as usize {
             let room = HEAD_BLOCK as usize - self.head.len();
@@ -100,7 +100,7 @@ impl Windows {
 
     /// What [`hashes`] would give for a scan that stopped at `offset`, if the lines handed
     /// over hold both windows.
-    pub fn hashes(&self, offset: u64) -> Option<(u64, u64)> {
+    pub(crate) fn hashes(&self, offset: u64) -> Option<(u64, u64)> {
         if offset != self.end || offset == 0 || self.tail_start + self.tail.len() as u64 != offset {
             return None;
         }
