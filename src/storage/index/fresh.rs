@@ -57,7 +57,8 @@ pub const TEXT_MARK: &str = "\0";
 pub(crate) struct Windows {
     /// The file's bytes `[0, head.len())`, at most [`HEAD_BLOCK`] of them.
     head: Vec<u8>,
-    /// The file's bytes `[tail_start, end)`, kept only for lines ending after `tail_from`.
+    /// The file's bytes `[tail_start, end)`, kept only for lines ending after `tail_from`, at
+    /// most 2 × [`TAIL_BLOCK`] of them.
     tail: Vec<u8>,
     tail_start: u64,
     tail_from: u64,
@@ -88,12 +89,21 @@ impl Windows {
             }
         }
         if end > self.tail_from {
-            if at != self.end || self.tail.is_empty() {
+            // Only a line's last TAIL_BLOCK bytes (with its `\n`) can be in the window of a
+            // stop at or after its end: a long line is not copied whole.
+            let keep_from = (bytes.len() + 1).saturating_sub(TAIL_BLOCK as usize);
+            if at != self.end || self.tail.is_empty() || keep_from > 0 {
                 self.tail.clear();
-                self.tail_start = at;
+                self.tail_start = at + keep_from as u64;
             }
-            self.tail.extend_from_slice(bytes);
+            self.tail
+                .extend_from_slice(bytes.get(keep_from..).unwrap_or_default());
             self.tail.push(b'\n');
+            if self.tail.len() > 2 * TAIL_BLOCK as usize {
+                let old = self.tail.len() - TAIL_BLOCK as usize;
+                self.tail.drain(..old);
+                self.tail_start += old as u64;
+            }
         }
         self.end = end;
     }
@@ -181,6 +191,24 @@ mod tests {
         assert_eq!(offset, 302);
         assert_eq!(w.hashes(offset), None);
         assert_eq!(w.head, bytes[..302]);
+    }
+
+    /// However long the lines near the end, the tail kept stays within two windows' bytes.
+    #[test]
+    fn the_tail_kept_is_bounded() {
+        for lens in [&[10, 3000, 1 << 20][..], &[10, 1 << 20, 3000], &[3000; 9]] {
+            let bytes = file_of(lens, false);
+            let mut w = Windows::new(bytes.len() as u64);
+            let mut at = 0;
+            for line in bytes.split_inclusive(|&b| b == b'\n') {
+                let line = line.strip_suffix(b"\n").unwrap();
+                w.line(at, line);
+                assert!(w.tail.len() <= 2 * TAIL_BLOCK as usize, "{}", w.tail.len());
+                at += line.len() as u64 + 1;
+            }
+            let last = hash(&bytes[bytes.len() - TAIL_BLOCK as usize..]);
+            assert_eq!(w.hashes(at).map(|h| h.1), Some(last), "{lens:?}");
+        }
     }
 
     /// A small file's windows overlap: both are its whole content.
