@@ -57,13 +57,12 @@ pub const TEXT_MARK: &str = "\0";
 pub(crate) struct Windows {
     /// The file's bytes `[0, head.len())`, at most [`HEAD_BLOCK`] of them.
     head: Vec<u8>,
-    /// The file's bytes `[tail_start, end)`, kept only for lines ending after `tail_from`, at
-    /// most 2 × [`TAIL_BLOCK`] of them.
+    /// The file's bytes from `tail_start` to the end of the last line handed over, kept only
+    /// for lines ending after `tail_from` (once one does, every later one does), at most
+    /// 2 × [`TAIL_BLOCK`] of them.
     tail: Vec<u8>,
     tail_start: u64,
     tail_from: u64,
-    /// The end of the last line handed over.
-    end: u64,
 }
 
 impl Windows {
@@ -92,7 +91,8 @@ impl Windows {
             // Only a line's last TAIL_BLOCK bytes (with its `\n`) can be in the window of a
             // stop at or after its end: a long line is not copied whole.
             let keep_from = (bytes.len() + 1).saturating_sub(TAIL_BLOCK as usize);
-            if at != self.end || self.tail.is_empty() || keep_from > 0 {
+            let follows = at == self.tail_start + self.tail.len() as u64;
+            if !follows || self.tail.is_empty() || keep_from > 0 {
                 self.tail.clear();
                 self.tail_start = at + keep_from as u64;
             }
@@ -105,13 +105,14 @@ impl Windows {
                 self.tail_start += old as u64;
             }
         }
-        self.end = end;
     }
 
     /// What [`hashes`] would give for a scan that stopped at `offset`, if the lines handed
     /// over hold both windows.
     pub(crate) fn hashes(&self, offset: u64) -> Option<(u64, u64)> {
-        if offset != self.end || offset == 0 || self.tail_start + self.tail.len() as u64 != offset {
+        // The tail ends where the last line handed over ends: a stop elsewhere (a line after
+        // it not handed over) has no known tail.
+        if self.tail_start + self.tail.len() as u64 != offset {
             return None;
         }
         let head = self
@@ -143,8 +144,13 @@ mod tests {
     }
 
     /// Feeds the complete lines of `bytes` (all but those in `skipped`, as a scan skips a line
-    /// too long to hold); the offset where the scan stops.
-    fn feed(w: &mut Windows, bytes: &[u8], skipped: &[usize]) -> u64 {
+    /// too long to hold), calling `after` after each; the offset where the scan stops.
+    fn feed_checked(
+        w: &mut Windows,
+        bytes: &[u8],
+        skipped: &[usize],
+        mut after: impl FnMut(&Windows),
+    ) -> u64 {
         let mut at = 0;
         for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
             let Some(line) = line.strip_suffix(b"\n") else {
@@ -152,10 +158,15 @@ mod tests {
             };
             if !skipped.contains(&i) {
                 w.line(at, line);
+                after(w);
             }
             at += line.len() as u64 + 1;
         }
         at
+    }
+
+    fn feed(w: &mut Windows, bytes: &[u8], skipped: &[usize]) -> u64 {
+        feed_checked(w, bytes, skipped, |_| {})
     }
 
     proptest! {
@@ -199,13 +210,9 @@ mod tests {
         for lens in [&[10, 3000, 1 << 20][..], &[10, 1 << 20, 3000], &[3000; 9]] {
             let bytes = file_of(lens, false);
             let mut w = Windows::new(bytes.len() as u64);
-            let mut at = 0;
-            for line in bytes.split_inclusive(|&b| b == b'\n') {
-                let line = line.strip_suffix(b"\n").unwrap();
-                w.line(at, line);
+            let at = feed_checked(&mut w, &bytes, &[], |w| {
                 assert!(w.tail.len() <= 2 * TAIL_BLOCK as usize, "{}", w.tail.len());
-                at += line.len() as u64 + 1;
-            }
+            });
             let last = hash(&bytes[bytes.len() - TAIL_BLOCK as usize..]);
             assert_eq!(w.hashes(at).map(|h| h.1), Some(last), "{lens:?}");
         }
