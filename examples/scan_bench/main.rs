@@ -3,11 +3,11 @@
 //!
 //! ```text
 //! scan_bench METHOD DIR [REPS]   METHOD: read | full | fast | serde | derive | sonic |
-//!                                        sonic-derive | sonic-lazy
+//!                                        sonic-derive | sonic-lazy | simd-derive | simd-tape
 //! scan_bench check DIR           every method's listing equals the full parse's
 //! scan_bench iso-hand|iso-time   the ISO date formatter against the `time` crate's
 //! ```
-//! Build with `--features bench-candidates` (for `sonic-rs`). Run each method in its own process
+//! Build with `--features bench-candidates` (for `sonic-rs` and `simd-json`). Run each method in its own process
 //! under `/usr/bin/time` or `valgrind --tool=callgrind` (`docs/bench.md`, "The JSON scan decided
 //! by measurement"): the CPU time and instructions of the process are the figures.
 //!
@@ -18,7 +18,11 @@
 //!   `deserialize_any`, exactly as a `Value` parse validates them);
 //! * `derive`: `#[derive(Deserialize)]` structs with borrowed fields, unknown fields skipped
 //!   with `IgnoredAny` (checks less than the full parse: measured only);
-//! * `sonic`, `sonic-derive`: the same two readers over `sonic-rs`.
+//! * `sonic`, `sonic-derive`: the same two readers over `sonic-rs`;
+//! * `simd-derive`: the derived structs over `simd-json` (simdjson's structure scan, AVX2 or
+//!   SSE4.2 chosen at run time; it parses a copy of the line in place);
+//! * `simd-tape`: every line into `simd-json`'s tape and nothing more (no facts taken: a floor
+//!   for any reader built on it).
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
@@ -123,6 +127,7 @@ fn check(files: &[PathBuf]) {
         "sonic",
         "sonic-derive",
         "sonic-lazy",
+        "simd-derive",
     ];
     let bad: Vec<String> = files
         .par_iter()
@@ -161,6 +166,26 @@ fn run(method: &str, data: &[u8]) -> Option<ScanState> {
         "sonic-derive" => scan_bytes_with(data, &mut |b, take| {
             take_derived(sonic_rs::from_slice::<DLine>(b).ok(), take)
         }),
+        "simd-derive" => {
+            let (mut copy, mut buffers) = (Vec::new(), simd_json::Buffers::default());
+            scan_bytes_with(data, &mut |b, take| {
+                copy.clear();
+                copy.extend_from_slice(b);
+                let line =
+                    simd_json::serde::from_slice_with_buffers::<DLine>(&mut copy, &mut buffers);
+                take_derived(line.ok(), take)
+            })
+        }
+        "simd-tape" => {
+            let (mut copy, mut buffers) = (Vec::new(), simd_json::Buffers::default());
+            scan_bytes_with(data, &mut |b, _take| {
+                copy.clear();
+                copy.extend_from_slice(b);
+                let tape = simd_json::to_tape_with_buffers(&mut copy, &mut buffers);
+                std::hint::black_box(tape.map(|t| t.0.len()).unwrap_or(0));
+                true
+            })
+        }
         other => {
             eprintln!("unknown method {other}");
             std::process::exit(2)
