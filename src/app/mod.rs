@@ -41,6 +41,7 @@ pub mod refresh;
 pub mod rows;
 pub mod search_hits;
 pub mod session_view;
+pub mod slots;
 pub mod snippet;
 pub mod source;
 pub mod state;

@@ -165,24 +165,19 @@ impl PickerState {
     /// each takes its path's place (so rows, marks and search results keep pointing at it);
     /// one without a place is added. Whether any was added (the rows must be rebuilt).
     pub(crate) fn replace_records(&mut self, records: Vec<Arc<SessionRecord>>) -> bool {
-        // Where each goes, decided with the paths borrowed (no path copied per update).
-        let slots: Vec<Option<usize>> = {
-            let by_path: HashMap<&Path, usize> = self
-                .records
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.info.path.as_path(), i))
-                .collect();
-            records
-                .iter()
-                .map(|r| by_path.get(r.info.path.as_path()).copied())
-                .collect()
-        };
+        // Where each goes, decided before any is added (two of one new path are both added,
+        // as a map built once would have them), from the kept map (see `super::slots`).
+        let mut rebuilt = false;
+        let slots: Vec<Option<usize>> = records
+            .iter()
+            .map(|r| self.slots.find(&self.records, &r.info.path, &mut rebuilt))
+            .collect();
         let mut added = false;
         for (record, slot) in records.into_iter().zip(slots) {
             match slot {
                 Some(i) => self.records[i] = record,
                 None => {
+                    self.slots.added(&record.info.path, self.records.len());
                     self.records.push(record);
                     self.deleted.push(false);
                     self.loading.loaded += 1;

@@ -278,6 +278,8 @@ pub struct PickerState {
     pub current_repo: Option<Arc<crate::storage::repo::RepoInfo>>,
     /// Folded families of the threaded list, and whether child sessions are hidden.
     pub families: super::families::Families,
+    /// Each record's index by path, for the batches of records sent again with their text.
+    pub slots: super::slots::PathSlots,
 }
 
 impl Default for PickerState {
@@ -302,6 +304,7 @@ impl Default for PickerState {
             threads: Default::default(),
             current_repo: None,
             families: super::families::Families::default(),
+            slots: Default::default(),
         }
     }
 }
