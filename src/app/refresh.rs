@@ -177,8 +177,8 @@ impl PickerState {
             match slot {
                 Some(i) => self.records[i] = record,
                 None => {
-                    self.slots.added(&record.info.path, self.records.len());
                     self.records.push(record);
+                    self.slots.put(&self.records, self.records.len() - 1);
                     self.deleted.push(false);
                     self.loading.loaded += 1;
                     added = true;

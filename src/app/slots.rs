@@ -5,23 +5,31 @@
 //! instead, and never trusted: every answer is checked against the records, and a path it
 //! cannot place makes it rebuild, at most once per batch.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::hash::BuildHasher;
+use std::path::Path;
 use std::sync::Arc;
 
 use super::state::SessionRecord;
 
-/// A path's record index, remembered across batches (see the module docs).
-#[derive(Clone, Debug, Default)]
+/// A path's record index, remembered across batches (see the module docs). The table holds
+/// record indices only, hashed by their records' paths: no path is copied.
+#[derive(Clone, Default)]
 pub struct PathSlots {
-    map: HashMap<PathBuf, usize, foldhash::fast::RandomState>,
-    /// How many times the map was built from every record (for the tests).
+    table: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
+    /// How many times the table was built from every record (for the tests).
     rebuilds: usize,
+}
+
+impl std::fmt::Debug for PathSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PathSlots({} paths)", self.table.len())
+    }
 }
 
 impl PathSlots {
     /// The index of the record whose path is `path`: the last such record, as a map built
-    /// from all of them gives. `rebuilt` is shared by the lookups of one batch: the map is
+    /// from all of them gives. `rebuilt` is shared by the lookups of one batch: the table is
     /// built again at most once for them, so a path that no record has costs one rebuild per
     /// batch, not one per path.
     pub(crate) fn find(
@@ -30,9 +38,9 @@ impl PathSlots {
         path: &Path,
         rebuilt: &mut bool,
     ) -> Option<usize> {
-        if let Some(&i) = self.map.get(path)
-            && records.get(i).is_some_and(|r| r.info.path == path)
-        {
+        let hash = self.hasher.hash_one(path);
+        let at = |i: &usize| records.get(*i).is_some_and(|r| r.info.path == path);
+        if let Some(&i) = self.table.find(hash, at) {
             return Some(i);
         }
         if *rebuilt {
@@ -40,16 +48,32 @@ impl PathSlots {
         }
         *rebuilt = true;
         self.rebuilds += 1;
-        self.map.clear();
-        for (i, r) in records.iter().enumerate() {
-            self.map.insert(r.info.path.clone(), i);
+        self.table.clear();
+        for i in 0..records.len() {
+            self.put(records, i);
         }
-        self.map.get(path).copied()
+        self.table.find(hash, at).copied()
     }
 
-    /// `record` was added at index `i`.
-    pub(crate) fn added(&mut self, path: &Path, i: usize) {
-        self.map.insert(path.to_path_buf(), i);
+    /// Record `i` of `records` was added (or is put in the table anew): a later one of the
+    /// same path takes the place of an earlier one.
+    pub(crate) fn put(&mut self, records: &[Arc<SessionRecord>], i: usize) {
+        let Some(record) = records.get(i) else {
+            return;
+        };
+        let path = record.info.path.as_path();
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(path);
+        match self.table.entry(
+            hash,
+            |j| records.get(*j).is_some_and(|r| r.info.path == path),
+            |j| records.get(*j).map_or(0, |r| hasher.hash_one(&r.info.path)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = i,
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+        }
     }
 
     #[cfg(test)]
@@ -63,6 +87,8 @@ mod tests {
     use super::*;
     use crate::model::info::SessionInfo;
     use proptest::prelude::*;
+    use std::collections::HashMap;
+    use std::path::PathBuf;
 
     fn record(path: &str) -> Arc<SessionRecord> {
         let info = SessionInfo {
