@@ -36,7 +36,8 @@ impl SessionRecord {
     }
 
     /// [`SessionRecord::new`] with the canonical folders of a listing shared (10k sessions
-    /// live in a few hundred folders: a `realpath` per folder, one `readlink` per file).
+    /// live in a few hundred folders: a `realpath` per folder, and a folder's entries read
+    /// once to tell its links, where one or two files would each be asked by `readlink`).
     pub fn with_folders(
         info: SessionInfo,
         current_dir: Option<&Path>,
@@ -140,9 +141,21 @@ pub fn same_dir(session_cwd: &str, dir: &Path) -> bool {
 #[derive(Debug, Default)]
 pub struct Canonical {
     folders: Mutex<ByPath<Option<PathBuf>>>,
-    /// Each folder's entries, and whether each is a symbolic link; `None` when the folder
-    /// could not be read.
-    entries: Mutex<ByPath<Option<Arc<FolderEntries>>>>,
+    /// Each folder's entries, and whether each is a symbolic link, once enough of its files
+    /// were asked.
+    entries: Mutex<ByPath<Folder>>,
+}
+
+/// How many files of one folder are asked by `readlink` before its entries are read.
+const ASK_FIRST: u32 = 8;
+
+/// What [`Canonical`] knows of a folder's entries.
+#[derive(Debug)]
+enum Folder {
+    /// Not read yet: this many of its files were asked by themselves.
+    Asked(u32),
+    /// Read (`None`: it could not be).
+    Read(Option<Arc<FolderEntries>>),
 }
 
 /// Looked up once or twice for each of 10k records: hashed with foldhash, not SipHash.
@@ -167,9 +180,25 @@ impl Canonical {
     }
 
     /// Whether `name` in `dir` is a symbolic link, from the folder's entries read once;
-    /// `None` when the folder could not be read or did not hold `name` then.
+    /// `None` when the folder could not be read or did not hold `name` then, and for the
+    /// first [`ASK_FIRST`] files asked of a folder (reading a folder of 10k entries for one
+    /// file, as a live refresh or a write's re-read asks, costs more than its `readlink`).
     fn is_link(&self, dir: &Path, name: &OsStr) -> Option<bool> {
-        let known = self.entries.lock().ok().and_then(|m| m.get(dir).cloned());
+        let known = match self.entries.lock() {
+            Ok(mut m) => match m.get_mut(dir) {
+                Some(Folder::Read(entries)) => Some(entries.clone()),
+                Some(Folder::Asked(n)) if *n < ASK_FIRST => {
+                    *n += 1;
+                    return None;
+                }
+                Some(Folder::Asked(_)) => None,
+                None => {
+                    m.insert(dir.to_path_buf(), Folder::Asked(1));
+                    return None;
+                }
+            },
+            Err(_) => return None,
+        };
         let entries = match known {
             Some(entries) => entries,
             None => {
@@ -184,7 +213,7 @@ impl Canonical {
                     Arc::new(entries)
                 });
                 if let Ok(mut m) = self.entries.lock() {
-                    m.insert(dir.to_path_buf(), read.clone());
+                    m.insert(dir.to_path_buf(), Folder::Read(read.clone()));
                 }
                 read
             }
@@ -200,7 +229,13 @@ impl Canonical {
         if dir.as_os_str().is_empty() {
             return std::fs::canonicalize(path).ok();
         }
-        match self.is_link(dir, name) {
+        // The fast answer only for a path that ends in its file name (`a.jsonl/` and
+        // `a.jsonl/.` name the same file but are no file's path: `canonicalize` refuses them).
+        let plain = path
+            .as_os_str()
+            .as_encoded_bytes()
+            .ends_with(name.as_encoded_bytes());
+        match self.is_link(dir, name).filter(|_| plain) {
             Some(false) => return Some(self.folder(dir)?.join(name)),
             Some(true) => return std::fs::canonicalize(path).ok(),
             // Not in the folder when it was read (or unreadable): the file itself tells.
@@ -256,6 +291,37 @@ mod tests {
                 p.display()
             );
             // Asked again: the remembered folder gives the same.
+            assert_eq!(
+                c.file(&p),
+                std::fs::canonicalize(&p).ok(),
+                "{}",
+                p.display()
+            );
+        }
+        // Enough files of one folder that its entries are read, then asked again.
+        for i in 0..2 * ASK_FIRST {
+            std::fs::write(real.join(format!("n{i}.jsonl")), "n").unwrap();
+        }
+        for i in 0..2 * ASK_FIRST {
+            let p = link.join(format!("n{i}.jsonl"));
+            assert_eq!(
+                c.file(&p),
+                std::fs::canonicalize(&p).ok(),
+                "{}",
+                p.display()
+            );
+        }
+        assert!(matches!(
+            c.entries.lock().unwrap().get(link.as_path()),
+            Some(Folder::Read(Some(_)))
+        ));
+        for p in [
+            link.join("a.jsonl"),
+            link.join("b-link.jsonl"),
+            link.join("missing.jsonl"),
+            PathBuf::from(format!("{}/a.jsonl/", link.display())),
+            PathBuf::from(format!("{}/a.jsonl/.", link.display())),
+        ] {
             assert_eq!(
                 c.file(&p),
                 std::fs::canonicalize(&p).ok(),

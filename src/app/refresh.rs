@@ -275,6 +275,30 @@ mod tests {
         assert_eq!(s.picker.records.len(), 3);
     }
 
+    /// A session that joins by being re-read (a fork) gets its deleted flag with it: when
+    /// another program deletes it, its row leaves like any other's.
+    #[test]
+    fn a_forked_session_that_joined_can_leave_again() {
+        let mut s = state(vec![record("a", 1, 30), record("b", 1, 20)]);
+        crate::app::update::update(
+            &mut s,
+            crate::app::event::Event::RecordRefreshed {
+                path: PathBuf::from("/s/--w--/c.jsonl"),
+                result: Ok(record("c", 1, 40)),
+            },
+        );
+        assert_eq!(titles(&s), ["c", "a", "b"]);
+        assert_eq!(s.picker.deleted.len(), s.picker.records.len());
+        on_refreshed(
+            &mut s,
+            Refreshed {
+                gone: vec![PathBuf::from("/s/--w--/c.jsonl")],
+                ..Refreshed::default()
+            },
+        );
+        assert_eq!(titles(&s), ["a", "b"]);
+    }
+
     /// A grown session moves up (newest first), a new one joins, a gone one leaves; the
     /// selected session stays selected.
     #[test]

@@ -28,8 +28,8 @@ impl std::fmt::Debug for PathSlots {
 }
 
 impl PathSlots {
-    /// The index of the record whose path is `path`: the last such record, as a map built
-    /// from all of them gives. `rebuilt` is shared by the lookups of one batch: the table is
+    /// The index of the record whose path is `path`, as a map built from the records now
+    /// gives (the picker keeps one record a path; were there two, either could be given). `rebuilt` is shared by the lookups of one batch: the table is
     /// built again at most once for them, so a path that no record has costs one rebuild per
     /// batch, not one per path.
     pub(crate) fn find(
@@ -136,6 +136,8 @@ mod tests {
     enum Op {
         /// A record added by another part of the app (the map is not told).
         Push(u8),
+        /// A record added as `replace_records` adds one (the map is told).
+        PushAndPut(u8),
         /// Record `i` (modulo the count) replaced by one with another path, unannounced.
         Replace(usize, u8),
         /// A batch looking these paths up.
@@ -145,6 +147,7 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             any::<u8>().prop_map(Op::Push),
+            any::<u8>().prop_map(Op::PushAndPut),
             (any::<usize>(), any::<u8>()).prop_map(|(i, p)| Op::Replace(i, p)),
             proptest::collection::vec(any::<u8>(), 0..6).prop_map(Op::Batch),
         ]
@@ -154,14 +157,18 @@ mod tests {
         /// Whatever happened to the records meanwhile, every answer is what a map built from
         /// the records now would give (paths kept unique, as the picker keeps them).
         #[test]
-        fn answers_equal_a_map_built_now(ops in proptest::collection::vec(op(), 0..60)) {
-            let path = |p: u8| PathBuf::from(format!("/s/{}.jsonl", p % 32));
+        fn answers_equal_a_map_built_now(ops in proptest::collection::vec(op(), 0..120)) {
+            let path = |p: u8| PathBuf::from(format!("/s/{}.jsonl", p % 64));
             let mut records: Vec<Arc<SessionRecord>> = Vec::new();
             let mut slots = PathSlots::default();
             for op in ops {
                 match op {
                     Op::Push(p) if !records.iter().any(|r| r.info.path == path(p)) => {
                         records.push(record(&path(p).to_string_lossy()));
+                    }
+                    Op::PushAndPut(p) if !records.iter().any(|r| r.info.path == path(p)) => {
+                        records.push(record(&path(p).to_string_lossy()));
+                        slots.put(&records, records.len() - 1);
                     }
                     Op::Replace(i, p) if !records.is_empty()
                         && !records.iter().any(|r| r.info.path == path(p)) =>

@@ -444,7 +444,11 @@ fn on_record_refreshed(
         .position(|r| r.info.path == path)
     {
         Some(i) => state.picker.records[i] = updated,
-        None => state.picker.records.push(updated),
+        None => {
+            // A new row (a fork) can be deleted like any other: its flag goes with it.
+            state.picker.records.push(updated);
+            state.picker.deleted.push(false);
+        }
     }
     state.picker.rebuild_rows();
     if state.picker.search.query.is_some() {
