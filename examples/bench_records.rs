@@ -3,9 +3,11 @@
 //! prepared search fields.
 //!
 //! ```text
-//! bench_records SESSIONS_DIR CACHE_DIR   # CACHE_DIR: a warm index (e.g. XDG_CACHE_HOME/grove)
+//! bench_records SESSIONS_DIR CACHE_DIR   # CACHE_DIR: a warm index of SESSIONS_DIR
 //! ```
-//! Prints the time to build every record on one thread and on all cores, twice each.
+//! Prints the time to build the records of the sessions the index had cached (new or changed
+//! ones are left out, and the listing brings the index up to date, as any listing does), on
+//! one thread and on all cores, twice each. Use a copy of a cache, not your own.
 #![forbid(unsafe_code)]
 
 use std::time::Instant;
