@@ -9,7 +9,7 @@ use std::hash::BuildHasher;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::state::SessionRecord;
+use super::record::SessionRecord;
 
 /// A path's record index, remembered across batches (see the module docs). The table holds
 /// record indices only, hashed by their records' paths: no path is copied.
