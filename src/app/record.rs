@@ -184,41 +184,33 @@ impl Canonical {
     /// first [`ASK_FIRST`] files asked of a folder (reading a folder of 10k entries for one
     /// file, as a live refresh or a write's re-read asks, costs more than its `readlink`).
     fn is_link(&self, dir: &Path, name: &OsStr) -> Option<bool> {
-        let known = match self.entries.lock() {
-            Ok(mut m) => match m.get_mut(dir) {
-                Some(Folder::Read(entries)) => Some(entries.clone()),
-                Some(Folder::Asked(n)) if *n < ASK_FIRST => {
-                    *n += 1;
-                    return None;
-                }
-                Some(Folder::Asked(_)) => None,
-                None => {
-                    m.insert(dir.to_path_buf(), Folder::Asked(1));
-                    return None;
-                }
-            },
-            Err(_) => return None,
-        };
-        let entries = match known {
-            Some(entries) => entries,
-            None => {
-                let read = std::fs::read_dir(dir).ok().map(|rd| {
-                    let entries: FolderEntries = rd
-                        .flatten()
-                        .map(|e| {
-                            let link = e.file_type().is_ok_and(|t| t.is_symlink());
-                            (e.file_name(), link)
-                        })
-                        .collect();
-                    Arc::new(entries)
-                });
-                if let Ok(mut m) = self.entries.lock() {
-                    m.insert(dir.to_path_buf(), Folder::Read(read.clone()));
-                }
-                read
+        let mut known = self.entries.lock().ok()?;
+        match known.get_mut(dir) {
+            Some(Folder::Read(entries)) => return entries.as_ref()?.get(name).copied(),
+            Some(Folder::Asked(n)) if *n < ASK_FIRST => {
+                *n += 1;
+                return None;
             }
-        };
-        entries?.get(name).copied()
+            Some(Folder::Asked(_)) => {}
+            None => {
+                known.insert(dir.to_path_buf(), Folder::Asked(1));
+                return None;
+            }
+        }
+        drop(known);
+        // Read without holding the lock (other folders' lookups go on meanwhile).
+        let entries = std::fs::read_dir(dir).ok().map(|rd| {
+            let entries: FolderEntries = rd
+                .flatten()
+                .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_symlink())))
+                .collect();
+            Arc::new(entries)
+        });
+        let link = entries.as_ref().and_then(|e| e.get(name).copied());
+        if let Ok(mut m) = self.entries.lock() {
+            m.insert(dir.to_path_buf(), Folder::Read(entries));
+        }
+        link
     }
 
     /// `canonicalize(path)` of a file.

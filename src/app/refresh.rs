@@ -4,7 +4,7 @@
 //! session's row gets its new counts, age and search text, a new one joins, a gone one leaves;
 //! the query, the filters and the selected session stay as they were.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -55,20 +55,20 @@ pub(crate) fn on_refreshed(state: &mut AppState, refreshed: Refreshed) -> Vec<Pa
 fn merge(state: &mut AppState, refreshed: &Refreshed) -> Vec<PathBuf> {
     let picker = &mut state.picker;
     let mut changed = Vec::new();
-    // Where each record goes: decided with the paths borrowed, applied after.
-    let plan: Vec<(Option<usize>, &Arc<SessionRecord>)> = {
-        let by_path: HashMap<&Path, usize> = picker
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.info.path.as_path(), i))
-            .collect();
-        refreshed
-            .records
-            .iter()
-            .map(|r| (by_path.get(r.info.path.as_path()).copied(), r))
-            .collect()
-    };
+    // Where each record goes: decided before any is added, applied after.
+    let mut rebuilt = false;
+    let plan: Vec<(Option<usize>, &Arc<SessionRecord>)> = refreshed
+        .records
+        .iter()
+        .map(|r| {
+            (
+                picker
+                    .slots
+                    .find(&picker.records, &r.info.path, &mut rebuilt),
+                r,
+            )
+        })
+        .collect();
     let mut kept: BTreeSet<usize> = BTreeSet::new();
     for (slot, record) in plan {
         match slot {
@@ -86,8 +86,7 @@ fn merge(state: &mut AppState, refreshed: &Refreshed) -> Vec<PathBuf> {
             }
             None => {
                 changed.push(record.info.path.clone());
-                picker.records.push(Arc::clone(record));
-                picker.deleted.push(false);
+                picker.push_record(Arc::clone(record));
                 kept.insert(picker.records.len() - 1);
             }
         }
@@ -177,9 +176,7 @@ impl PickerState {
             match slot {
                 Some(i) => self.records[i] = record,
                 None => {
-                    self.records.push(record);
-                    self.slots.put(&self.records, self.records.len() - 1);
-                    self.deleted.push(false);
+                    self.push_record(record);
                     self.loading.loaded += 1;
                     added = true;
                 }

@@ -29,9 +29,9 @@ impl std::fmt::Debug for PathSlots {
 
 impl PathSlots {
     /// The index of the record whose path is `path`, as a map built from the records now
-    /// gives (the picker keeps one record a path; were there two, either could be given). `rebuilt` is shared by the lookups of one batch: the table is
-    /// built again at most once for them, so a path that no record has costs one rebuild per
-    /// batch, not one per path.
+    /// gives (the picker keeps one record a path; were there two, either could be given).
+    /// `rebuilt` is shared by the lookups of one batch: the table is built again at most once
+    /// for them, so a path that no record has costs one rebuild per batch, not one per path.
     pub(crate) fn find(
         &mut self,
         records: &[Arc<SessionRecord>],

@@ -405,6 +405,18 @@ impl AppState {
 }
 
 impl PickerState {
+    /// The index of the record of `path`, if the list has one.
+    pub(crate) fn slot_of(&mut self, path: &std::path::Path) -> Option<usize> {
+        self.slots.find(&self.records, path, &mut false)
+    }
+
+    /// Adds a session to the list: its record, its deleted flag and its place by path.
+    pub(crate) fn push_record(&mut self, record: Arc<SessionRecord>) {
+        self.records.push(record);
+        self.deleted.push(false);
+        self.slots.put(&self.records, self.records.len() - 1);
+    }
+
     /// Whether a record passes the scope and name filters (and is not deleted or internal).
     pub(crate) fn is_listed(&self, index: usize) -> bool {
         let Some(r) = self.records.get(index) else {

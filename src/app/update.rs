@@ -339,8 +339,7 @@ fn on_scan(state: &mut AppState, update: ScanUpdate) {
         ScanUpdate::Sessions(records) => {
             picker.loading.loaded += records.len();
             for r in records {
-                picker.records.push(r);
-                picker.deleted.push(false);
+                picker.push_record(r);
             }
             picker.rebuild_rows();
             if picker.search.query.is_some() {
@@ -437,18 +436,10 @@ fn on_record_refreshed(
         }
     };
     state.previews.remove(&path);
-    match state
-        .picker
-        .records
-        .iter()
-        .position(|r| r.info.path == path)
-    {
+    match state.picker.slot_of(&path) {
         Some(i) => state.picker.records[i] = updated,
-        None => {
-            // A new row (a fork) can be deleted like any other: its flag goes with it.
-            state.picker.records.push(updated);
-            state.picker.deleted.push(false);
-        }
+        // A new row (a fork).
+        None => state.picker.push_record(updated),
     }
     state.picker.rebuild_rows();
     if state.picker.search.query.is_some() {
